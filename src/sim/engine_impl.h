@@ -1,0 +1,43 @@
+/* engine_impl.h - private: what a backend provides behind bp_engine.
+ *
+ * A backend embeds `bp_engine` as its first member and fills in `ops`
+ * (the Chipmunk cpSpatialIndex shape: one small table of operations).
+ * bp_engine_* in engine.c dispatch through it; switching engines is
+ * read() from one, attach() to the other.
+ */
+#ifndef BP_ENGINE_IMPL_H
+#define BP_ENGINE_IMPL_H
+
+#include "ballpit.h"
+
+typedef struct bp_engine_ops {
+    const char *name; /* "cpu" / "opencl" */
+    int (*attach)(bp_engine *e, bp_world *w, char *err, size_t errlen);
+    int (*step)(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errlen);
+    int (*read)(bp_engine *e, bp_world *w, char *err, size_t errlen);
+    void (*destroy)(bp_engine *e);
+} bp_engine_ops;
+
+struct bp_engine {
+    const bp_engine_ops *ops;
+    bp_backend kind;
+    int threads;
+    char device[256];
+    bp_phase_times times;
+};
+
+bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
+/* Defined in engine_ocl.c (or ocl_stub.c when built without OpenCL). */
+bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
+
+/* Writes "fmt ..." into err (if err != NULL) and returns -1. */
+int bp_fail(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Seconds from a monotonic clock. */
+double bp_now(void);
+
+#endif
