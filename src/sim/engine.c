@@ -1,0 +1,73 @@
+/* engine.c - the engine interface: dispatch to a backend, and switching. */
+#include "engine_impl.h"
+
+#include <string.h>
+
+bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *err, size_t errlen)
+{
+    bp_engine_opts def = {0};
+    if (!opts)
+        opts = &def;
+    if (err && errlen)
+        err[0] = '\0';
+    switch (kind) {
+    case BP_BACKEND_CPU:
+        return bp_cpu_engine_create(opts, err, errlen);
+    case BP_BACKEND_OPENCL:
+        return bp_ocl_engine_create(opts, err, errlen);
+    }
+    bp_fail(err, errlen, "unknown backend %d", (int)kind);
+    return NULL;
+}
+
+void bp_engine_destroy(bp_engine *e)
+{
+    if (e)
+        e->ops->destroy(e);
+}
+
+int bp_engine_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    return e->ops->attach(e, w, err, errlen);
+}
+
+int bp_engine_step(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errlen)
+{
+    if (n == 0)
+        return 0;
+    return e->ops->step(e, w, n, err, errlen);
+}
+
+int bp_engine_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    return e->ops->read(e, w, err, errlen);
+}
+
+bp_backend bp_engine_kind(const bp_engine *e) { return e->kind; }
+const char *bp_engine_name(const bp_engine *e) { return e->ops->name; }
+const char *bp_engine_device(const bp_engine *e) { return e->device; }
+int bp_engine_threads(const bp_engine *e) { return e->threads; }
+
+void bp_engine_phase_times(const bp_engine *e, bp_phase_times *out)
+{
+    *out = e->times;
+}
+
+int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts, bp_world *w,
+                     char *err, size_t errlen)
+{
+    /* Bring the world up to date from the old engine first: if that fails
+     * the old engine is still the one in charge. */
+    if (bp_engine_read(*e, w, err, errlen))
+        return -1;
+    bp_engine *n = bp_engine_create(to, opts, err, errlen);
+    if (!n)
+        return -1;
+    if (bp_engine_attach(n, w, err, errlen)) {
+        bp_engine_destroy(n);
+        return -1;
+    }
+    bp_engine_destroy(*e);
+    *e = n;
+    return 0;
+}

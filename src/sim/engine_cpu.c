@@ -1,0 +1,186 @@
+/* engine_cpu.c - the plain-C engine: the passes of kernels/bp_physics.h in
+ * loops over the balls, spread over the cores with OpenMP.
+ *
+ * Every loop writes only ball i's own slots and reads what earlier loops
+ * wrote, so the answer is the same bits for any thread count. The grid
+ * build is a serial counting sort (ties in ball-index order).
+ */
+#include "engine_impl.h"
+#include "step.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct cpu_engine {
+    bp_engine base;
+    uint32_t cap;           /* ball slots of the scratch arrays */
+    float *nvx, *nvy, *cpx, *cpy;
+    uint32_t *cell, *sorted;
+    int32_t *best;
+    uint32_t *cell_start;   /* ncells + 1 */
+    uint32_t cell_cap;
+    bp_seggrid sg;
+    uint32_t lines_version;
+    int sg_valid;
+} cpu_engine;
+
+/* Grows one scratch array; on failure the old block stays valid. */
+static int grow(void **p, size_t bytes)
+{
+    void *n = realloc(*p, bytes);
+    if (!n)
+        return -1;
+    *p = n;
+    return 0;
+}
+
+static int cpu_reserve(cpu_engine *c, uint32_t n)
+{
+    if (n <= c->cap)
+        return 0;
+    size_t cap = n < 1024 ? 1024 : (size_t)n + n / 4, f = sizeof(float);
+    if (grow((void **)&c->nvx, cap * f) || grow((void **)&c->nvy, cap * f) ||
+        grow((void **)&c->cpx, cap * f) || grow((void **)&c->cpy, cap * f) ||
+        grow((void **)&c->cell, cap * 4) || grow((void **)&c->sorted, cap * 4) ||
+        grow((void **)&c->best, cap * 4))
+        return -1;
+    c->cap = (uint32_t)cap;
+    return 0;
+}
+
+static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    cpu_engine *c = (cpu_engine *)e;
+    if (cpu_reserve(c, w->count))
+        return bp_fail(err, errlen, "cpu engine: out of memory for %u balls", w->count);
+    if (!c->sg_valid || c->lines_version != w->lines_version) {
+        if (bp_seggrid_build(&c->sg, w))
+            return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
+        c->lines_version = w->lines_version;
+        c->sg_valid = 1;
+    }
+    return 0;
+}
+
+/* Counting sort of the balls by cell: sorted[] lists ball indices cell by
+ * cell, ascending within a cell; cell_start[c] is where cell c begins. */
+static void grid_build(cpu_engine *c, uint32_t n, uint32_t ncells)
+{
+    uint32_t *start = c->cell_start;
+    memset(start, 0, (ncells + 1) * sizeof *start);
+    for (uint32_t i = 0; i < n; i++)
+        start[c->cell[i] + 1]++;
+    for (uint32_t k = 0; k < ncells; k++)
+        start[k + 1] += start[k];
+    /* Scatter with start[cell] as cursors, then restore the offsets. */
+    for (uint32_t i = 0; i < n; i++)
+        c->sorted[start[c->cell[i]]++] = i;
+    for (uint32_t k = ncells; k > 0; k--)
+        start[k] = start[k - 1];
+    start[0] = 0;
+}
+
+static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
+{
+    cpu_engine *c = (cpu_engine *)e;
+    if (cpu_attach(e, w, err, errlen))
+        return -1;
+    bp_step_params P;
+    bp_step_setup(w, &c->sg, &P);
+    uint32_t ncells = (uint32_t)(P.gw * P.gh);
+    if (ncells + 1 > c->cell_cap) {
+        uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
+        if (!s)
+            return bp_fail(err, errlen, "cpu engine: out of memory for %u grid cells", ncells);
+        c->cell_start = s;
+        c->cell_cap = ncells + 1;
+    }
+    const int n = (int)w->count;
+    const int nt = c->base.threads;
+    float *x = w->x, *y = w->y, *vx = w->vx, *vy = w->vy, *r = w->r, *m = w->m;
+    const float *lx1 = w->lx1, *ly1 = w->ly1, *lx2 = w->lx2, *ly2 = w->ly2;
+    const uint32_t *seg_start = c->sg.start, *seg_list = c->sg.list;
+    bp_phase_times T = {0};
+    (void)nt;
+    for (uint32_t s = 0; s < nsub; s++) {
+        double t0 = bp_now();
+        float v2max = 0.0f;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
+        for (int i = 0; i < n; i++) {
+            float v2 = bp_integrate((bp_u32)i, &P, vx, vy);
+            if (v2 > v2max)
+                v2max = v2;
+            c->cell[i] = bp_cell_of(&P, x[i], y[i]);
+        }
+        double t1 = bp_now();
+        grid_build(c, (uint32_t)n, ncells);
+        bp_i32 reach = bp_reach(&P, sqrtf(v2max));
+        double t2 = bp_now();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int i = 0; i < n; i++)
+            c->best[i] = bp_find_partner((bp_u32)i, &P, reach, x, y, vx, vy, r, c->cell_start,
+                                         c->sorted);
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int i = 0; i < n; i++)
+            bp_respond((bp_u32)i, &P, reach, x, y, vx, vy, r, m, c->cell_start, c->sorted,
+                       c->best, c->nvx, c->nvy, c->cpx, c->cpy);
+        double t3 = bp_now();
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int i = 0; i < n; i++)
+            bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r, lx1,
+                           ly1, lx2, ly2, seg_start, seg_list);
+        double t4 = bp_now();
+        T.integrate += t1 - t0;
+        T.grid += t2 - t1;
+        T.ball_contacts += t3 - t2;
+        T.static_contacts += t4 - t3;
+    }
+    c->base.times = T;
+    w->substeps_done += nsub;
+    w->frames = w->substeps_done / (uint64_t)w->params.substeps;
+    return 0;
+}
+
+static int cpu_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    (void)e; (void)w; (void)err; (void)errlen;
+    return 0; /* the CPU engine works in the world's own arrays */
+}
+
+static void cpu_destroy(bp_engine *e)
+{
+    cpu_engine *c = (cpu_engine *)e;
+    free(c->nvx); free(c->nvy); free(c->cpx); free(c->cpy);
+    free(c->cell); free(c->sorted); free(c->best); free(c->cell_start);
+    bp_seggrid_free(&c->sg);
+    free(c);
+}
+
+static const bp_engine_ops cpu_ops = {
+    .name = "cpu", .attach = cpu_attach, .step = cpu_step, .read = cpu_read, .destroy = cpu_destroy,
+};
+
+bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen)
+{
+    cpu_engine *c = calloc(1, sizeof *c);
+    if (!c) {
+        bp_fail(err, errlen, "cpu engine: out of memory");
+        return NULL;
+    }
+    c->base.ops = &cpu_ops;
+    c->base.kind = BP_BACKEND_CPU;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1)
+        cores = 1;
+    int t = opts && opts->threads > 0 ? opts->threads : cores;
+#ifndef _OPENMP
+    t = 1; /* built without OpenMP: one thread */
+#endif
+    c->base.threads = t;
+    snprintf(c->base.device, sizeof c->base.device, "%d thread%s", t, t == 1 ? "" : "s");
+    return &c->base;
+}

@@ -1,0 +1,143 @@
+/* step.c - host-side set-up shared by the CPU and OpenCL engines. */
+#include "step.h"
+#include "engine_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(bp_step_params) == 21 * 4, "bp_step_params must stay 4-byte fields only");
+
+float bp_world_rmax(const bp_world *w)
+{
+    float rmax = 0.0f;
+    for (uint32_t i = 0; i < w->count; i++)
+        rmax = fmaxf(rmax, w->r[i]);
+    return rmax;
+}
+
+void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
+{
+    const bp_params *p = &w->params;
+    memset(P, 0, sizeof *P);
+    P->h = 1.0f / (p->fps * (float)p->substeps);
+    P->gx = p->gravity_x;
+    P->gy = p->gravity_y;
+    P->width = p->width;
+    P->height = p->height;
+    P->e = p->restitution;
+    P->rest_speed = sqrtf(p->gravity_x * p->gravity_x + p->gravity_y * p->gravity_y) * BP_REST_TIME;
+    P->speed_cap = p->speed_cap;
+    P->beta = BP_BETA;
+    P->push_speed = BP_PUSH_SPEED;
+    P->rmax = bp_world_rmax(w);
+    /* Cells of one diameter, but never more than ~2 per ball (memory). */
+    double cell = fmax(2.0 * P->rmax, 1.0);
+    double area = (double)p->width * p->height;
+    double most = fmax(2.0 * w->count, 65536.0);
+    if (area / (cell * cell) > most)
+        cell = sqrt(area / most);
+    P->cell = (float)cell;
+    P->inv_cell = (float)(1.0 / cell);
+    P->gw = (int)ceil(p->width / cell) + 1;
+    P->gh = (int)ceil(p->height / cell) + 1;
+    P->n = w->count;
+    P->nlines = w->nlines;
+    P->scell = sg->cell;
+    P->inv_scell = 1.0f / sg->cell;
+    P->sgw = sg->gw;
+    P->sgh = sg->gh;
+}
+
+void bp_seggrid_free(bp_seggrid *sg)
+{
+    free(sg->start);
+    free(sg->list);
+    memset(sg, 0, sizeof *sg);
+}
+
+/* Calls visit(cell) for every cell of the segment grid that the segment
+ * a-b passes through: row by row, the part of the segment inside the row's
+ * band gives a range of columns (one cell of slack on each side). */
+static void for_segment_cells(const bp_seggrid *sg, float ax, float ay, float bx, float by,
+                              void (*visit)(bp_seggrid *, uint32_t, uint32_t), bp_seggrid *mut,
+                              uint32_t seg)
+{
+    float inv = 1.0f / sg->cell;
+    int r0 = bp_grid_coord(fminf(ay, by), inv, sg->gh);
+    int r1 = bp_grid_coord(fmaxf(ay, by), inv, sg->gh);
+    for (int row = r0; row <= r1; row++) {
+        float lo = row * sg->cell, hi = lo + sg->cell;
+        float xa, xb;
+        if (ay == by) {
+            xa = ax;
+            xb = bx;
+        } else { /* x where the segment crosses the band's edges, clamped */
+            float t0 = (lo - ay) / (by - ay), t1 = (hi - ay) / (by - ay);
+            t0 = fminf(fmaxf(t0, 0.0f), 1.0f);
+            t1 = fminf(fmaxf(t1, 0.0f), 1.0f);
+            xa = ax + (bx - ax) * t0;
+            xb = ax + (bx - ax) * t1;
+        }
+        int c0 = bp_grid_coord(fminf(xa, xb), inv, sg->gw) - 1;
+        int c1 = bp_grid_coord(fmaxf(xa, xb), inv, sg->gw) + 1;
+        if (c0 < 0) c0 = 0;
+        if (c1 > sg->gw - 1) c1 = sg->gw - 1;
+        for (int c = c0; c <= c1; c++)
+            visit(mut, (uint32_t)(row * sg->gw + c), seg);
+    }
+}
+
+static void count_cell(bp_seggrid *sg, uint32_t c, uint32_t seg)
+{
+    (void)seg;
+    sg->start[c + 1]++;
+}
+
+static void fill_cell(bp_seggrid *sg, uint32_t c, uint32_t seg)
+{
+    /* start[c] is used as a moving cursor during the fill */
+    sg->list[sg->start[c]++] = seg;
+}
+
+int bp_seggrid_build(bp_seggrid *sg, const bp_world *w)
+{
+    /* 32 px cells, or fewer cells in a huge world (at most 1 Mi cells). */
+    float cell = 32.0f;
+    double area = (double)w->params.width * w->params.height;
+    if (area / ((double)cell * cell) > 1048576.0)
+        cell = (float)sqrt(area / 1048576.0);
+    sg->cell = cell;
+    sg->gw = (int)ceilf(w->params.width / cell) + 1;
+    sg->gh = (int)ceilf(w->params.height / cell) + 1;
+    sg->ncells = (uint32_t)(sg->gw * sg->gh);
+    if (sg->ncells + 1 > sg->cap_cells) {
+        uint32_t *n = realloc(sg->start, (sg->ncells + 1) * sizeof *n);
+        if (!n)
+            return -1;
+        sg->start = n;
+        sg->cap_cells = sg->ncells + 1;
+    }
+    memset(sg->start, 0, (sg->ncells + 1) * sizeof *sg->start);
+    for (uint32_t s = 0; s < w->nlines; s++)
+        for_segment_cells(sg, w->lx1[s], w->ly1[s], w->lx2[s], w->ly2[s], count_cell, sg, s);
+    for (uint32_t c = 0; c < sg->ncells; c++)
+        sg->start[c + 1] += sg->start[c];
+    sg->nlist = sg->start[sg->ncells];
+    uint32_t need = sg->nlist ? sg->nlist : 1;
+    if (need > sg->cap_list) {
+        uint32_t *n = realloc(sg->list, need * sizeof *n);
+        if (!n)
+            return -1;
+        sg->list = n;
+        sg->cap_list = need;
+    }
+    /* Fill with start[] as cursors, then shift back: cursors end where the
+     * next cell begins. Segments go in ascending order within each cell. */
+    for (uint32_t s = 0; s < w->nlines; s++)
+        for_segment_cells(sg, w->lx1[s], w->ly1[s], w->lx2[s], w->ly2[s], fill_cell, sg, s);
+    for (uint32_t c = sg->ncells; c > 0; c--)
+        sg->start[c] = sg->start[c - 1];
+    sg->start[0] = 0;
+    return 0;
+}

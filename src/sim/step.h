@@ -1,0 +1,35 @@
+/* step.h - private: what both engines compute on the host before stepping.
+ *
+ * bp_step_setup fills the pass parameters (kernels/bp_physics.h) from the
+ * world; bp_seggrid_build builds the static segment grid, which only
+ * changes when the lines do (world->lines_version).
+ */
+#ifndef BP_STEP_H
+#define BP_STEP_H
+
+#include "ballpit.h"
+#include "bp_physics.h"
+
+/* Resting-contact solver constants (docs/physics.md, "Resting contact"). */
+#define BP_BETA 0.5f           /* share of a predicted overlap removed per sub-step */
+#define BP_REST_TIME 0.02f     /* rest_speed = |g| * BP_REST_TIME */
+#define BP_PUSH_SPEED 400.0f   /* px/s: fastest a resting correction pushes */
+
+typedef struct bp_seggrid {
+    uint32_t *start;  /* ncells + 1 offsets into list */
+    uint32_t *list;   /* segment indices, ascending within each cell */
+    uint32_t ncells, nlist;
+    uint32_t cap_cells, cap_list;
+    float cell;
+    int gw, gh;
+} bp_seggrid;
+
+/* Ball grid geometry and the physics constants for world w. */
+void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P);
+/* Largest radius of the balls of w (0 when none). */
+float bp_world_rmax(const bp_world *w);
+/* (Re)builds the segment grid; returns 0 or -1 when out of memory. */
+int bp_seggrid_build(bp_seggrid *sg, const bp_world *w);
+void bp_seggrid_free(bp_seggrid *sg);
+
+#endif
