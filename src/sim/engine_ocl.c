@@ -1,0 +1,665 @@
+/* engine_ocl.c - the OpenCL engine: the passes of kernels/bp_physics.h as
+ * kernels (kernels/ballpit.cl), state kept on the device between steps.
+ *
+ * Design (docs/opencl.md has the long form):
+ *  - The program is kernels/ballpit.cl with bp_physics.h inlined, embedded
+ *    at build time (tools/embed_cl.py), built with FP contraction off and
+ *    correctly rounded divide/sqrt where the device offers it, so the same
+ *    float operations run as in the CPU engine.
+ *  - One bp_engine_step enqueues all its sub-steps (8 kernels each) and
+ *    waits once, at the end (PoCL's launch cost is paid without a host
+ *    round trip per kernel). The max speed needed by the neighbour search
+ *    is reduced on the device and read there by the kernels.
+ *  - Before the sub-steps the state is copied to backup buffers on the
+ *    device, so when a step fails part way the last good state can still
+ *    be read back (bp_engine_read after a failed step returns it).
+ *  - Every failing CL call ends in a one-line "OpenCL: CALL failed:
+ *    CL_NAME" and -1; the caller keeps its world and can switch to the CPU.
+ *  - BALLPIT_OCL_FAIL injects faults for tests (ocl_api.h, docs/opencl.md).
+ */
+#include "engine_impl.h"
+#include "ocl_api.h"
+#include "step.h"
+
+#include "ballpit_cl_source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Work-group sizes. Per-ball kernels: 128 is a multiple of every GPU's
+ * warp/wavefront and large enough that PoCL's per-work-group overhead is
+ * spread over many balls (docs/opencl.md has the measurements). The scan
+ * constants are compiled into the program with -D. */
+#define BP_OCL_LOCAL 128
+#define BP_OCL_SCAN_LOCAL 256
+#define BP_OCL_SCAN_ITEMS 8
+#define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
+
+enum {
+    K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_PARTNER, K_RESPOND,
+    K_MOVE, K_COUNT
+};
+/* Kernel names in enum order. */
+static const char *const k_names[K_COUNT] = {
+    [K_INTEGRATE] = "bp_k_integrate", [K_SCAN_BLOCKS] = "bp_k_scan_blocks",
+    [K_SCAN_TOP] = "bp_k_scan_top",   [K_SCATTER] = "bp_k_scatter",
+    [K_CELL_SORT] = "bp_k_cell_sort", [K_PARTNER] = "bp_k_partner",
+    [K_RESPOND] = "bp_k_respond",     [K_MOVE] = "bp_k_move",
+};
+
+/* Device buffers, grouped by what sizes them. */
+enum {
+    /* per ball */
+    B_X, B_Y, B_VX, B_VY, B_R, B_M, B_NVX, B_NVY, B_CPX, B_CPY, B_CELL, B_SLOT, B_SORTED,
+    B_BEST, B_BX, B_BY, B_BVX, B_BVY,
+    /* per work-group of the per-ball kernels */
+    B_WG_V2MAX,
+    /* per cell, per cell + 1, per scan block */
+    B_COUNT, B_LOCAL, B_START, B_BLOCK,
+    /* lines, segment grid cells + 1, segment grid list */
+    B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST,
+    /* one float */
+    B_V2MAX,
+    B_NUM
+};
+#define B_FIRST_BALL B_X
+#define B_LAST_BALL B_BVY
+
+typedef struct ocl_engine {
+    bp_engine base;
+    cl_context ctx;
+    cl_device_id dev;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k[K_COUNT];
+    cl_mem b[B_NUM];
+    size_t cap[B_NUM];          /* elements allocated per buffer */
+    size_t local;               /* per-ball local size */
+    bp_step_params P;           /* from the attached world */
+    uint32_t n, ncells, nblocks, nwg;
+    bp_seggrid sg;
+    uint32_t balls_version, lines_version;
+    float width, height;
+    int attached;
+    bp_ocl_fault fault;
+    long steps;                 /* bp_engine_step calls so far */
+    int broken;                 /* a step failed: the device state is suspect */
+    int backup_valid;           /* B_BX.. hold the state before the failed step */
+    char broken_why[256];
+} ocl_engine;
+
+/* ---- Helpers ---------------------------------------------------------- */
+
+static int set_arg(ocl_engine *o, int k, cl_uint idx, size_t size, const void *val, char *err,
+                   size_t errlen)
+{
+    cl_int rc = clSetKernelArg(o->k[k], idx, size, val);
+    if (rc != CL_SUCCESS) {
+        char call[96];
+        snprintf(call, sizeof call, "clSetKernelArg(%s, %u)", k_names[k], (unsigned)idx);
+        return bp_ocl_fail(err, errlen, call, rc);
+    }
+    return 0;
+}
+
+static int set_mem(ocl_engine *o, int k, cl_uint idx, int buf, char *err, size_t errlen)
+{
+    return set_arg(o, k, idx, sizeof(cl_mem), &o->b[buf], err, errlen);
+}
+
+/* (Re)allocates buffer `which` for at least `count` elements of `size`
+ * bytes. Grows with 25% slack so a sandbox pouring balls does not
+ * reallocate every frame. The old contents are not kept. */
+static int reserve(ocl_engine *o, int which, size_t count, size_t size, char *err, size_t errlen)
+{
+    if (count == 0)
+        count = 1; /* CL rejects empty buffers */
+    if (o->b[which] && o->cap[which] >= count)
+        return 0;
+    size_t want = count + count / 4;
+    if (o->b[which]) {
+        clReleaseMemObject(o->b[which]);
+        o->b[which] = NULL;
+        o->cap[which] = 0;
+    }
+    cl_int rc = CL_SUCCESS;
+    if (o->fault.alloc)
+        rc = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    else
+        o->b[which] = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE, want * size, NULL, &rc);
+    if (rc != CL_SUCCESS || !o->b[which]) {
+        o->b[which] = NULL;
+        char call[96];
+        snprintf(call, sizeof call, "clCreateBuffer(%zu MiB)", (want * size) >> 20);
+        return bp_ocl_fail(err, errlen, call, rc != CL_SUCCESS ? rc : CL_OUT_OF_RESOURCES);
+    }
+    o->cap[which] = want;
+    return 0;
+}
+
+static int write_buf(ocl_engine *o, int which, size_t bytes, const void *src, char *err,
+                     size_t errlen)
+{
+    if (bytes == 0)
+        return 0;
+    cl_int rc = clEnqueueWriteBuffer(o->q, o->b[which], CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+    return rc == CL_SUCCESS ? 0 : bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer", rc);
+}
+
+static size_t round_up(size_t v, size_t m)
+{
+    return (v + m - 1) / m * m;
+}
+
+/* ---- Set-up: device, context, program ----------------------------------- */
+
+/* GPU first, else the first device of any type; or the one asked for. */
+static int pick_device(const bp_engine_opts *opts, bp_ocl_device *out, char *err, size_t errlen)
+{
+    bp_ocl_device devs[64];
+    int n = bp_ocl_devices(devs, 64, err, errlen);
+    if (n < 0)
+        return -1;
+    if (n > 64)
+        n = 64;
+    if (opts && opts->device_set) {
+        if (opts->device < 0 || opts->device >= n)
+            return bp_fail(err, errlen,
+                           "OpenCL: device %d does not exist (there %s %d: 0..%d, see "
+                           "--list-devices)",
+                           opts->device, n == 1 ? "is" : "are", n, n - 1);
+        *out = devs[opts->device];
+        return 0;
+    }
+    for (int i = 0; i < n; i++)
+        if (devs[i].type & CL_DEVICE_TYPE_GPU) {
+            *out = devs[i];
+            return 0;
+        }
+    *out = devs[0];
+    return 0;
+}
+
+/* Fetches and prints the whole build log into err's owner: the log can be
+ * long, so it goes to stderr in full and err gets the one-line summary. */
+static void show_build_log(ocl_engine *o)
+{
+    size_t len = 0;
+    if (clGetProgramBuildInfo(o->prog, o->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len) !=
+            CL_SUCCESS || len == 0)
+        return;
+    char *log = malloc(len + 1);
+    if (!log)
+        return;
+    if (clGetProgramBuildInfo(o->prog, o->dev, CL_PROGRAM_BUILD_LOG, len, log, NULL) ==
+        CL_SUCCESS) {
+        log[len] = '\0';
+        fprintf(stderr, "ballpit: OpenCL build log of kernels/ballpit.cl for %s:\n%s\n",
+                o->base.device, log);
+    }
+    free(log);
+}
+
+static int build_program(ocl_engine *o, char *err, size_t errlen)
+{
+    cl_int rc;
+    const char **src = (const char **)bp_ocl_program_source;
+    o->prog = clCreateProgramWithSource(o->ctx, bp_ocl_program_source_COUNT, src, NULL, &rc);
+    if (rc != CL_SUCCESS || !o->prog)
+        return bp_ocl_fail(err, errlen, "clCreateProgramWithSource", rc);
+    /* Same floats as the CPU: no contraction (pragma in the source), and
+     * correctly rounded / and sqrt when the device can (CL 1.2 option). */
+    cl_device_fp_config fp = 0;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS)
+        fp = 0;
+    char opts[256];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d%s%s",
+             BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS,
+             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
+                                                         : "",
+             o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");
+    if (o->fault.build) {
+        /* A program that cannot compile, so the real failure path runs:
+         * clBuildProgram fails and the log is shown. */
+        clReleaseProgram(o->prog);
+        const char *bad = "#error injected build failure (BALLPIT_OCL_FAIL=build)\n";
+        o->prog = clCreateProgramWithSource(o->ctx, 1, &bad, NULL, &rc);
+        if (rc != CL_SUCCESS || !o->prog)
+            return bp_ocl_fail(err, errlen, "clCreateProgramWithSource", rc);
+    }
+    rc = clBuildProgram(o->prog, 1, &o->dev, opts, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        show_build_log(o);
+        return bp_fail(err, errlen,
+                       "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s; build "
+                       "log above)",
+                       bp_ocl_error_name(rc), o->base.device);
+    }
+    for (int k = 0; k < K_COUNT; k++) {
+        o->k[k] = clCreateKernel(o->prog, k_names[k], &rc);
+        if (rc != CL_SUCCESS || !o->k[k]) {
+            char call[96];
+            snprintf(call, sizeof call, "clCreateKernel(%s)", k_names[k]);
+            return bp_ocl_fail(err, errlen, call, rc);
+        }
+    }
+    /* The per-ball local size must be a power of two (tree reduction) and
+     * within what the device allows for these kernels. */
+    size_t lim = BP_OCL_LOCAL;
+    for (int k = 0; k < K_COUNT; k++) {
+        size_t wg = 0;
+        if (clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
+                                     NULL) == CL_SUCCESS &&
+            wg > 0 && wg < lim && k != K_SCAN_BLOCKS && k != K_SCAN_TOP)
+            lim = wg;
+        if ((k == K_SCAN_BLOCKS || k == K_SCAN_TOP) && wg > 0 && wg < BP_OCL_SCAN_LOCAL)
+            return bp_fail(err, errlen,
+                           "OpenCL: %s allows work-groups of %zu, the scan needs %d (device %s)",
+                           k_names[k], wg, BP_OCL_SCAN_LOCAL, o->base.device);
+    }
+    size_t l = 1;
+    while (l * 2 <= lim)
+        l *= 2;
+    o->local = l;
+    return 0;
+}
+
+/* ---- Attach: the world to the device -------------------------------------- */
+
+static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    ocl_engine *o = (ocl_engine *)e;
+    uint32_t n = w->count;
+    if (bp_seggrid_build(&o->sg, w))
+        return bp_fail(err, errlen, "opencl engine: out of memory for the segment grid");
+    bp_step_params P;
+    bp_step_setup(w, &o->sg, &P);
+    uint32_t ncells = (uint32_t)(P.gw * P.gh);
+    uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
+    uint32_t nwg = (uint32_t)((n + o->local - 1) / o->local);
+
+    const size_t f = sizeof(float), u = sizeof(cl_uint);
+    for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
+        if (reserve(o, b, n, f, err, errlen))
+            return -1;
+    if (reserve(o, B_WG_V2MAX, nwg, f, err, errlen) || reserve(o, B_COUNT, ncells, u, err, errlen) ||
+        reserve(o, B_LOCAL, ncells, u, err, errlen) ||
+        reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
+        reserve(o, B_BLOCK, nblocks, u, err, errlen) || reserve(o, B_V2MAX, 1, f, err, errlen))
+        return -1;
+    for (int b = B_LX1; b <= B_LY2; b++)
+        if (reserve(o, b, w->nlines, f, err, errlen))
+            return -1;
+    if (reserve(o, B_SEG_START, (size_t)o->sg.ncells + 1, u, err, errlen) ||
+        reserve(o, B_SEG_LIST, o->sg.nlist, u, err, errlen))
+        return -1;
+
+    /* Upload. The counts start at zero; afterwards bp_k_scan_blocks
+     * clears them for the next sub-step. */
+    uint32_t *zeros = calloc(ncells ? ncells : 1, u);
+    if (!zeros)
+        return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
+    int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
+              write_buf(o, B_Y, n * f, w->y, err, errlen) ||
+              write_buf(o, B_VX, n * f, w->vx, err, errlen) ||
+              write_buf(o, B_VY, n * f, w->vy, err, errlen) ||
+              write_buf(o, B_R, n * f, w->r, err, errlen) ||
+              write_buf(o, B_M, n * f, w->m, err, errlen) ||
+              write_buf(o, B_COUNT, ncells * u, zeros, err, errlen) ||
+              write_buf(o, B_LX1, w->nlines * f, w->lx1, err, errlen) ||
+              write_buf(o, B_LY1, w->nlines * f, w->ly1, err, errlen) ||
+              write_buf(o, B_LX2, w->nlines * f, w->lx2, err, errlen) ||
+              write_buf(o, B_LY2, w->nlines * f, w->ly2, err, errlen) ||
+              write_buf(o, B_SEG_START, ((size_t)o->sg.ncells + 1) * u, o->sg.start, err,
+                        errlen) ||
+              write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen);
+    cl_int rc = bad ? CL_SUCCESS : clFinish(o->q);
+    free(zeros); /* only after clFinish: the writes are non-blocking */
+    if (bad)
+        return -1;
+    if (rc != CL_SUCCESS)
+        return bp_ocl_fail(err, errlen, "clFinish(upload)", rc);
+
+    o->P = P;
+    o->n = n;
+    o->ncells = ncells;
+    o->nblocks = nblocks;
+    o->nwg = nwg;
+    o->balls_version = w->balls_version;
+    o->lines_version = w->lines_version;
+    o->width = w->params.width;
+    o->height = w->params.height;
+    o->attached = 1;
+    o->broken = 0;
+    o->backup_valid = 0;
+
+    /* Arguments that stay the same until the next attach. */
+    const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks, cu_nwg = nwg;
+    const size_t ps = sizeof P;
+    size_t lbytes = o->local * sizeof(float);
+    int a = 0;
+    a |= set_arg(o, K_INTEGRATE, 0, ps, &P, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 1, B_X, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 2, B_Y, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 3, B_VX, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 4, B_VY, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 5, B_CELL, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 6, B_SLOT, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 7, B_COUNT, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 8, B_WG_V2MAX, err, errlen);
+    a |= set_arg(o, K_INTEGRATE, 9, lbytes, NULL, err, errlen);
+
+    a |= set_arg(o, K_SCAN_BLOCKS, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_mem(o, K_SCAN_BLOCKS, 1, B_COUNT, err, errlen);
+    a |= set_mem(o, K_SCAN_BLOCKS, 2, B_LOCAL, err, errlen);
+    a |= set_mem(o, K_SCAN_BLOCKS, 3, B_BLOCK, err, errlen);
+
+    a |= set_arg(o, K_SCAN_TOP, 0, sizeof cu_nblocks, &cu_nblocks, err, errlen);
+    a |= set_mem(o, K_SCAN_TOP, 1, B_BLOCK, err, errlen);
+    a |= set_arg(o, K_SCAN_TOP, 2, sizeof cu_nwg, &cu_nwg, err, errlen);
+    a |= set_mem(o, K_SCAN_TOP, 3, B_WG_V2MAX, err, errlen);
+    a |= set_mem(o, K_SCAN_TOP, 4, B_V2MAX, err, errlen);
+
+    a |= set_arg(o, K_SCATTER, 0, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_mem(o, K_SCATTER, 1, B_CELL, err, errlen);
+    a |= set_mem(o, K_SCATTER, 2, B_SLOT, err, errlen);
+    a |= set_mem(o, K_SCATTER, 3, B_LOCAL, err, errlen);
+    a |= set_mem(o, K_SCATTER, 4, B_BLOCK, err, errlen);
+    a |= set_mem(o, K_SCATTER, 5, B_SORTED, err, errlen);
+
+    a |= set_arg(o, K_CELL_SORT, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_arg(o, K_CELL_SORT, 1, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 2, B_LOCAL, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 3, B_BLOCK, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 4, B_START, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 5, B_SORTED, err, errlen);
+
+    static const int partner_bufs[] = {B_V2MAX, B_X, B_Y, B_VX, B_VY, B_R, B_START, B_SORTED,
+                                       B_BEST};
+    a |= set_arg(o, K_PARTNER, 0, ps, &P, err, errlen);
+    for (cl_uint i = 0; i < sizeof partner_bufs / sizeof *partner_bufs; i++)
+        a |= set_mem(o, K_PARTNER, i + 1, partner_bufs[i], err, errlen);
+
+    static const int respond_bufs[] = {B_V2MAX, B_X,      B_Y,    B_VX,  B_VY,  B_R,   B_M,
+                                       B_START, B_SORTED, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+    a |= set_arg(o, K_RESPOND, 0, ps, &P, err, errlen);
+    for (cl_uint i = 0; i < sizeof respond_bufs / sizeof *respond_bufs; i++)
+        a |= set_mem(o, K_RESPOND, i + 1, respond_bufs[i], err, errlen);
+
+    static const int move_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_NVX, B_NVY,       B_CPX, B_CPY,
+                                    B_R,   B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST};
+    a |= set_arg(o, K_MOVE, 0, ps, &P, err, errlen);
+    for (cl_uint i = 0; i < sizeof move_bufs / sizeof *move_bufs; i++)
+        a |= set_mem(o, K_MOVE, i + 1, move_bufs[i], err, errlen);
+    if (a) {
+        o->attached = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- Step ------------------------------------------------------------------ */
+
+static int enqueue(ocl_engine *o, int k, size_t global, size_t local, cl_event *ev, char *err,
+                   size_t errlen)
+{
+    size_t g = round_up(global, local);
+    cl_int rc = clEnqueueNDRangeKernel(o->q, o->k[k], 1, NULL, &g, &local, 0, NULL, ev);
+    if (rc != CL_SUCCESS) {
+        char call[96];
+        snprintf(call, sizeof call, "clEnqueueNDRangeKernel(%s)", k_names[k]);
+        return bp_ocl_fail(err, errlen, call, rc);
+    }
+    return 0;
+}
+
+/* Enqueues one sub-step; ev (NULL or K_COUNT events) times its kernels. */
+static int enqueue_substep(ocl_engine *o, cl_event *ev, char *err, size_t errlen)
+{
+    size_t L = o->local;
+#define EV(k) (ev ? &ev[k] : NULL)
+    if (enqueue(o, K_INTEGRATE, o->n, L, EV(K_INTEGRATE), err, errlen) ||
+        enqueue(o, K_SCAN_BLOCKS, (size_t)o->nblocks * BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL,
+                EV(K_SCAN_BLOCKS), err, errlen) ||
+        enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL, EV(K_SCAN_TOP), err,
+                errlen) ||
+        enqueue(o, K_SCATTER, o->n, L, EV(K_SCATTER), err, errlen) ||
+        enqueue(o, K_CELL_SORT, o->ncells, L, EV(K_CELL_SORT), err, errlen) ||
+        enqueue(o, K_PARTNER, o->n, L, EV(K_PARTNER), err, errlen) ||
+        enqueue(o, K_RESPOND, o->n, L, EV(K_RESPOND), err, errlen) ||
+        enqueue(o, K_MOVE, o->n, L, EV(K_MOVE), err, errlen))
+        return -1;
+#undef EV
+    return 0;
+}
+
+static double event_seconds(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) !=
+                   CL_SUCCESS ||
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS ||
+        t1 < t0)
+        return 0.0;
+    return (double)(t1 - t0) * 1e-9;
+}
+
+/* Marks the engine broken with the reason (the caller already wrote err). */
+static int broke(ocl_engine *o, const char *err)
+{
+    o->broken = 1;
+    snprintf(o->broken_why, sizeof o->broken_why, "%s", err ? err : "OpenCL: step failed");
+    return -1;
+}
+
+static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
+{
+    ocl_engine *o = (ocl_engine *)e;
+    char tmp[256];
+    if (!err || errlen == 0) { /* keep a reason for broken_why anyway */
+        err = tmp;
+        errlen = sizeof tmp;
+    }
+    if (o->broken)
+        return bp_fail(err, errlen, "%s (engine stopped; switch to the CPU engine)",
+                       o->broken_why);
+    /* An edit of the world since attach (balls, lines, box): take it, as
+     * the CPU engine does. Reading first is the caller's job. */
+    if (!o->attached || w->count != o->n || w->balls_version != o->balls_version ||
+        w->lines_version != o->lines_version || w->params.width != o->width ||
+        w->params.height != o->height)
+        if (ocl_attach(e, w, err, errlen))
+            return -1;
+    o->steps++;
+    if (o->fault.step && o->steps == o->fault.step) {
+        char call[128];
+        snprintf(call, sizeof call, "clEnqueueNDRangeKernel(bp_k_integrate) [injected, step %ld]",
+                 o->steps);
+        bp_ocl_fail(err, errlen, call, o->fault.step_code);
+        return broke(o, err);
+    }
+    if (o->n == 0) { /* nothing to move, but time passes */
+        w->substeps_done += nsub;
+        w->frames = w->substeps_done / (uint64_t)w->params.substeps;
+        return 0;
+    }
+    double t0 = bp_now();
+    /* Last good state, on the device, in case a kernel below fails. */
+    size_t bytes = (size_t)o->n * sizeof(float);
+    static const int from[4] = {B_X, B_Y, B_VX, B_VY}, to[4] = {B_BX, B_BY, B_BVX, B_BVY};
+    for (int i = 0; i < 4; i++) {
+        cl_int rc = clEnqueueCopyBuffer(o->q, o->b[from[i]], o->b[to[i]], 0, 0, bytes, 0, NULL,
+                                        NULL);
+        if (rc != CL_SUCCESS) {
+            bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(backup)", rc);
+            return broke(o, err);
+        }
+    }
+    o->backup_valid = 1;
+    /* The first sub-step carries profiling events: the per-phase times of
+     * one sub-step, times nsub, without an event per kernel per sub-step. */
+    cl_event ev[K_COUNT] = {0};
+    int failed = 0;
+    for (uint32_t s = 0; s < nsub && !failed; s++)
+        failed = enqueue_substep(o, s == 0 ? ev : NULL, err, errlen);
+    cl_int rc = clFinish(o->q); /* the one wait of this step */
+    if (!failed && rc != CL_SUCCESS) {
+        bp_ocl_fail(err, errlen, "clFinish(step)", rc);
+        failed = 1;
+    }
+    double wall = bp_now() - t0;
+    double k[K_COUNT];
+    for (int i = 0; i < K_COUNT; i++) {
+        k[i] = failed ? 0.0 : event_seconds(ev[i]);
+        if (ev[i])
+            clReleaseEvent(ev[i]);
+    }
+    if (failed)
+        return broke(o, err);
+    /* Device time per phase; what the events do not cover (launch cost,
+     * the copy) is spread in proportion so the phases add up to the wall
+     * time of the step, as the CPU engine's do. */
+    double ph[4] = {k[K_INTEGRATE],
+                    k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT],
+                    k[K_PARTNER] + k[K_RESPOND], k[K_MOVE]};
+    double sum = ph[0] + ph[1] + ph[2] + ph[3];
+    double scale = sum > 0.0 ? wall / sum : 0.0;
+    o->base.times.integrate = ph[0] * scale;
+    o->base.times.grid = ph[1] * scale;
+    o->base.times.ball_contacts = ph[2] * scale;
+    o->base.times.static_contacts = ph[3] * scale;
+    if (sum == 0.0)
+        o->base.times.static_contacts = wall;
+    w->substeps_done += nsub;
+    w->frames = w->substeps_done / (uint64_t)w->params.substeps;
+    return 0;
+}
+
+/* ---- Read back ---------------------------------------------------------- */
+
+static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    ocl_engine *o = (ocl_engine *)e;
+    if (!o->attached || o->n == 0)
+        return 0;
+    if (w->count != o->n)
+        return bp_fail(err, errlen,
+                       "opencl engine: the world has %u balls, the device %u (attach after "
+                       "editing the world)",
+                       w->count, o->n);
+    double t0 = bp_now();
+    /* After a failed step the device copy of the last good state is read,
+     * if the device still answers; otherwise the world keeps what it has. */
+    int from[4] = {B_X, B_Y, B_VX, B_VY};
+    if (o->broken) {
+        if (!o->backup_valid)
+            return bp_fail(err, errlen, "%s (no good state on the device to read)",
+                           o->broken_why);
+        from[0] = B_BX;
+        from[1] = B_BY;
+        from[2] = B_BVX;
+        from[3] = B_BVY;
+    }
+    float *to[4] = {w->x, w->y, w->vx, w->vy};
+    size_t bytes = (size_t)o->n * sizeof(float);
+    /* Read into a scratch block first so a failing read never leaves the
+     * world half old, half new. */
+    float *buf = malloc(4 * bytes);
+    if (!buf)
+        return bp_fail(err, errlen, "opencl engine: out of memory reading %u balls", o->n);
+    for (int i = 0; i < 4; i++) {
+        cl_int rc = clEnqueueReadBuffer(o->q, o->b[from[i]], i == 3 ? CL_TRUE : CL_FALSE, 0, bytes,
+                                        buf + (size_t)i * o->n, 0, NULL, NULL);
+        if (rc != CL_SUCCESS) {
+            clFinish(o->q);
+            free(buf);
+            return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer", rc);
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        memcpy(to[i], buf + (size_t)i * o->n, bytes);
+    free(buf);
+    o->base.times.readback = bp_now() - t0;
+    return 0;
+}
+
+/* ---- Create / destroy ------------------------------------------------------- */
+
+static void ocl_destroy(bp_engine *e)
+{
+    ocl_engine *o = (ocl_engine *)e;
+    if (!o)
+        return;
+    if (o->q)
+        clFinish(o->q);
+    for (int b = 0; b < B_NUM; b++)
+        if (o->b[b])
+            clReleaseMemObject(o->b[b]);
+    for (int k = 0; k < K_COUNT; k++)
+        if (o->k[k])
+            clReleaseKernel(o->k[k]);
+    if (o->prog)
+        clReleaseProgram(o->prog);
+    if (o->q)
+        clReleaseCommandQueue(o->q);
+    if (o->ctx)
+        clReleaseContext(o->ctx);
+    bp_seggrid_free(&o->sg);
+    free(o);
+}
+
+static const bp_engine_ops ocl_ops = {
+    .name = "opencl", .attach = ocl_attach, .step = ocl_step, .read = ocl_read,
+    .destroy = ocl_destroy,
+};
+
+bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t errlen)
+{
+    ocl_engine *o = calloc(1, sizeof *o);
+    if (!o) {
+        bp_fail(err, errlen, "opencl engine: out of memory");
+        return NULL;
+    }
+    o->base.ops = &ocl_ops;
+    o->base.kind = BP_BACKEND_OPENCL;
+    o->base.threads = 0;
+    if (bp_ocl_fault_from_env(&o->fault, err, errlen))
+        goto fail;
+    bp_ocl_device d;
+    if (pick_device(opts, &d, err, errlen))
+        goto fail;
+    o->dev = d.device;
+    snprintf(o->base.device, sizeof o->base.device, "%s", d.name);
+    cl_bool avail = CL_TRUE, compiler = CL_TRUE;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL) == CL_SUCCESS &&
+        !avail) {
+        bp_fail(err, errlen, "OpenCL: device %s is not available (CL_DEVICE_NOT_AVAILABLE)",
+                d.name);
+        goto fail;
+    }
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL) ==
+            CL_SUCCESS &&
+        !compiler) {
+        bp_fail(err, errlen, "OpenCL: device %s has no compiler (CL_COMPILER_NOT_AVAILABLE)",
+                d.name);
+        goto fail;
+    }
+    cl_int rc;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d.platform, 0};
+    o->ctx = clCreateContext(props, 1, &o->dev, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS || !o->ctx) {
+        bp_ocl_fail(err, errlen, "clCreateContext", rc);
+        goto fail;
+    }
+    o->q = clCreateCommandQueue(o->ctx, o->dev, CL_QUEUE_PROFILING_ENABLE, &rc);
+    if (rc != CL_SUCCESS || !o->q) {
+        bp_ocl_fail(err, errlen, "clCreateCommandQueue", rc);
+        goto fail;
+    }
+    if (build_program(o, err, errlen))
+        goto fail;
+    return &o->base;
+fail:
+    ocl_destroy(&o->base);
+    return NULL;
+}
