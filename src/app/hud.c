@@ -1,0 +1,159 @@
+/* hud.c - cached TTF text, panels and the help overlay (see hud.h). */
+#include "hud.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "help.h"
+
+static const SDL_Color text_col = { 225, 230, 240, 255 };
+static const SDL_Color key_col = { 250, 205, 90, 255 };
+
+int bp_hud_init(bp_hud *h, SDL_Renderer *r, const char *path, int px,
+                char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    h->r = r;
+    h->font = TTF_OpenFont(path, px);
+    if (!h->font) {
+        snprintf(err, errlen, "%s: %s", path, TTF_GetError());
+        return -1;
+    }
+    h->bold = TTF_OpenFont(path, px);
+    if (h->bold)
+        TTF_SetFontStyle(h->bold, TTF_STYLE_BOLD);
+    h->line_h = TTF_FontLineSkip(h->font);
+    return 0;
+}
+
+void bp_hud_free(bp_hud *h)
+{
+    for (int i = 0; i < BP_HUD_SLOTS; i++)
+        if (h->slot[i].t)
+            SDL_DestroyTexture(h->slot[i].t);
+    if (h->bold)
+        TTF_CloseFont(h->bold);
+    if (h->font)
+        TTF_CloseFont(h->font);
+    memset(h, 0, sizeof *h);
+}
+
+int bp_hud_ready(const bp_hud *h)
+{
+    return h->font != NULL;
+}
+
+/* Returns the slot's texture for text s in colour c, re-rendered only when
+ * the text changed; NULL for empty text or a rendering failure. */
+static bp_text *text(bp_hud *h, int slot, const char *s, SDL_Color c,
+                     int bold)
+{
+    if (slot < 0 || slot >= BP_HUD_SLOTS || !h->font)
+        return NULL;
+    bp_text *t = &h->slot[slot];
+    char key[256];
+    /* The colour is part of the cache key. */
+    snprintf(key, sizeof key, "%02x%02x%02x%d%s", c.r, c.g, c.b, bold, s);
+    if (t->t && strcmp(t->s, key) == 0)
+        return t;
+    if (t->t)
+        SDL_DestroyTexture(t->t);
+    t->t = NULL;
+    snprintf(t->s, sizeof t->s, "%s", key);
+    if (!s[0])
+        return NULL;
+    TTF_Font *f = bold && h->bold ? h->bold : h->font;
+    SDL_Surface *surf = TTF_RenderUTF8_Blended(f, s, c);
+    if (!surf)
+        return NULL;
+    t->t = SDL_CreateTextureFromSurface(h->r, surf);
+    t->w = surf->w;
+    t->h = surf->h;
+    SDL_FreeSurface(surf);
+    return t->t ? t : NULL;
+}
+
+static void blit(bp_hud *h, bp_text *t, int x, int y)
+{
+    if (!t)
+        return;
+    SDL_Rect d = { x, y, t->w, t->h };
+    SDL_RenderCopy(h->r, t->t, NULL, &d);
+}
+
+static void panel(bp_hud *h, int x, int y, int w, int ht, Uint8 alpha)
+{
+    SDL_SetRenderDrawBlendMode(h->r, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(h->r, 6, 8, 12, alpha);
+    SDL_Rect r = { x, y, w, ht };
+    SDL_RenderFillRect(h->r, &r);
+    SDL_SetRenderDrawColor(h->r, 70, 80, 100, alpha);
+    SDL_RenderDrawRect(h->r, &r);
+}
+
+int bp_hud_panel(bp_hud *h, int first, const char *const *lines, int n,
+                 int x, int y)
+{
+    if (!h->font || n <= 0)
+        return 0;
+    bp_text *t[BP_HUD_SLOTS];
+    int w = 0;
+    for (int i = 0; i < n && first + i < BP_HUD_SLOTS; i++) {
+        t[i] = text(h, first + i, lines[i], text_col, 0);
+        if (t[i] && t[i]->w > w)
+            w = t[i]->w;
+    }
+    int pad = 8, ht = n * h->line_h + 2 * pad - 2;
+    panel(h, x, y, w + 2 * pad, ht, 170);
+    for (int i = 0; i < n && first + i < BP_HUD_SLOTS; i++)
+        blit(h, t[i], x + pad, y + pad + i * h->line_h);
+    return ht;
+}
+
+void bp_hud_message(bp_hud *h, int slot, const char *s, int win_h,
+                    SDL_Color c)
+{
+    if (!h->font || !s[0])
+        return;
+    bp_text *t = text(h, slot, s, c, 0);
+    if (!t)
+        return;
+    int pad = 8, x = 10, y = win_h - 10 - t->h - 2 * pad;
+    panel(h, x, y, t->w + 2 * pad, t->h + 2 * pad, 190);
+    blit(h, t, x + pad, y + pad);
+}
+
+void bp_hud_help(bp_hud *h, int first, int win_w, int win_h)
+{
+    if (!h->font)
+        return;
+    int n = BP_HELP_ROWS;
+    if (first + 2 * n + 1 > BP_HUD_SLOTS)
+        n = (BP_HUD_SLOTS - first - 1) / 2;
+    bp_text *title = text(h, first, "ballpit - mouse and keys", key_col, 1);
+    int kw = 0, ww = 0;
+    bp_text *k[BP_HELP_ROWS], *d[BP_HELP_ROWS];
+    for (int i = 0; i < n; i++) {
+        k[i] = text(h, first + 1 + 2 * i, bp_help_rows[i].keys, key_col, 1);
+        d[i] = text(h, first + 2 + 2 * i, bp_help_rows[i].what, text_col, 0);
+        if (k[i] && k[i]->w > kw)
+            kw = k[i]->w;
+        if (d[i] && d[i]->w > ww)
+            ww = d[i]->w;
+    }
+    int pad = 18, gap = 24, lh = h->line_h + 2;
+    int w = kw + gap + ww + 2 * pad;
+    int ht = (n + 1) * lh + 2 * pad + 6;
+    int x = (win_w - w) / 2, y = (win_h - ht) / 2;
+    if (x < 0)
+        x = 0;
+    if (y < 0)
+        y = 0;
+    panel(h, x, y, w, ht, 225);
+    blit(h, title, x + pad, y + pad);
+    for (int i = 0; i < n; i++) {
+        int ry = y + pad + 6 + (i + 1) * lh;
+        blit(h, k[i], x + pad, ry);
+        blit(h, d[i], x + pad + kw + gap, ry);
+    }
+}

@@ -1,0 +1,321 @@
+/* render.c - batched drawing of balls and lines (see render.h). */
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const SDL_Color bar_col = { 8, 10, 14, 255 };
+static const SDL_Color world_col = { 19, 23, 32, 255 };
+static const SDL_Color frame_col = { 52, 60, 78, 255 };
+static const SDL_Color line_col = { 226, 230, 240, 255 };
+
+/* Circle texture of size s: white, alpha = coverage with a one-texel soft
+ * edge, and a faint highlight up-left so balls read as balls when large. */
+static SDL_Texture *make_circle(SDL_Renderer *r, int s, char *err,
+                                size_t errlen)
+{
+    SDL_Surface *surf =
+        SDL_CreateRGBSurfaceWithFormat(0, s, s, 32, SDL_PIXELFORMAT_RGBA32);
+    if (!surf) {
+        snprintf(err, errlen, "circle texture: %s", SDL_GetError());
+        return NULL;
+    }
+    float c = (float)s * 0.5f, R = c - 0.5f;
+    for (int y = 0; y < s; y++) {
+        Uint8 *row = (Uint8 *)surf->pixels + (size_t)y * (size_t)surf->pitch;
+        for (int x = 0; x < s; x++) {
+            float dx = (float)x + 0.5f - c, dy = (float)y + 0.5f - c;
+            float d = sqrtf(dx * dx + dy * dy);
+            float a = R - d + 0.5f;
+            a = a < 0.0f ? 0.0f : a > 1.0f ? 1.0f : a;
+            float hx = dx + 0.35f * R, hy = dy + 0.35f * R;
+            float h = 1.0f - sqrtf(hx * hx + hy * hy) / (1.3f * R);
+            h = h < 0.0f ? 0.0f : h;
+            float lum = 0.78f + 0.22f * h;
+            Uint8 v = (Uint8)(255.0f * lum + 0.5f);
+            row[4 * x + 0] = v;
+            row[4 * x + 1] = v;
+            row[4 * x + 2] = v;
+            row[4 * x + 3] = (Uint8)(255.0f * a + 0.5f);
+        }
+    }
+    SDL_Texture *t = SDL_CreateTextureFromSurface(r, surf);
+    SDL_FreeSurface(surf);
+    if (!t) {
+        snprintf(err, errlen, "circle texture: %s", SDL_GetError());
+        return NULL;
+    }
+    SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeLinear);
+    return t;
+}
+
+/* Line cross-section: 16 texels across a quad 2 px wider than the line;
+ * full alpha in the core, fading over one pixel on each side. */
+static SDL_Texture *make_line(SDL_Renderer *r, char *err, size_t errlen)
+{
+    enum { N = 16 };
+    SDL_Surface *surf =
+        SDL_CreateRGBSurfaceWithFormat(0, N, 1, 32, SDL_PIXELFORMAT_RGBA32);
+    if (!surf) {
+        snprintf(err, errlen, "line texture: %s", SDL_GetError());
+        return NULL;
+    }
+    Uint8 *p = surf->pixels;
+    for (int i = 0; i < N; i++) {
+        /* x in units of the quad half-width (core = 1/2 of it). */
+        float x = fabsf(((float)i + 0.5f) / N * 2.0f - 1.0f);
+        float a = (1.0f - x) * 2.0f;
+        a = a > 1.0f ? 1.0f : a;
+        p[4 * i] = p[4 * i + 1] = p[4 * i + 2] = 255;
+        p[4 * i + 3] = (Uint8)(255.0f * a + 0.5f);
+    }
+    SDL_Texture *t = SDL_CreateTextureFromSurface(r, surf);
+    SDL_FreeSurface(surf);
+    if (!t) {
+        snprintf(err, errlen, "line texture: %s", SDL_GetError());
+        return NULL;
+    }
+    SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeLinear);
+    return t;
+}
+
+int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
+{
+    memset(R, 0, sizeof *R);
+    R->r = r;
+    bp_palette_fill(R->pal);
+    for (int i = 0; i < BP_CIRCLE_LEVELS; i++) {
+        R->circle[i] = make_circle(r, 8 << i, err, errlen);
+        if (!R->circle[i]) {
+            bp_render_free(R);
+            return -1;
+        }
+    }
+    R->line = make_line(r, err, errlen);
+    if (!R->line) {
+        bp_render_free(R);
+        return -1;
+    }
+    return 0;
+}
+
+void bp_render_free(bp_render *R)
+{
+    for (int i = 0; i < BP_CIRCLE_LEVELS; i++)
+        if (R->circle[i])
+            SDL_DestroyTexture(R->circle[i]);
+    if (R->line)
+        SDL_DestroyTexture(R->line);
+    free(R->xy);
+    free(R->uv);
+    free(R->col);
+    free(R->idx);
+    free(R->lxy);
+    free(R->luv);
+    free(R->lcol);
+    free(R->lidx);
+    memset(R, 0, sizeof *R);
+}
+
+/* Grows a quad batch to n quads; fills the constant uv and index parts. */
+static int grow_batch(float **xy, float **uv, SDL_Color **col, int **idx,
+                      uint32_t *cap, uint32_t n)
+{
+    if (n <= *cap)
+        return 0;
+    uint32_t c = n + n / 2 + 64;
+    if (c > (uint32_t)(INT32_MAX / 8))
+        return -1;
+    float *a = realloc(*xy, (size_t)c * 8 * sizeof *a);
+    if (!a)
+        return -1;
+    *xy = a;
+    float *b = realloc(*uv, (size_t)c * 8 * sizeof *b);
+    if (!b)
+        return -1;
+    *uv = b;
+    SDL_Color *d = realloc(*col, (size_t)c * 4 * sizeof *d);
+    if (!d)
+        return -1;
+    *col = d;
+    int *e = realloc(*idx, (size_t)c * 6 * sizeof *e);
+    if (!e)
+        return -1;
+    *idx = e;
+    for (uint32_t i = 0; i < c; i++) {
+        float *u = *uv + 8 * (size_t)i;
+        u[0] = 0; u[1] = 0; u[2] = 1; u[3] = 0;
+        u[4] = 1; u[5] = 1; u[6] = 0; u[7] = 1;
+        int *k = *idx + 6 * (size_t)i;
+        int v = (int)(4 * i);
+        k[0] = v; k[1] = v + 1; k[2] = v + 2;
+        k[3] = v; k[4] = v + 2; k[5] = v + 3;
+    }
+    *cap = c;
+    return 0;
+}
+
+static void set_color(SDL_Renderer *r, SDL_Color c)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
+}
+
+void bp_render_background(bp_render *R, const bp_view *v)
+{
+    set_color(R->r, bar_col);
+    SDL_RenderClear(R->r);
+    SDL_FRect box = { v->ox, v->oy, v->world_w * v->scale,
+                      v->world_h * v->scale };
+    set_color(R->r, world_col);
+    SDL_RenderFillRectF(R->r, &box);
+    SDL_FRect edge = { box.x - 1, box.y - 1, box.w + 2, box.h + 2 };
+    set_color(R->r, frame_col);
+    SDL_RenderDrawRectF(R->r, &edge);
+}
+
+/* Writes the quad of segment (a,b) (screen px), width w, at quad i. */
+static void line_quad(bp_render *R, uint32_t i, float ax, float ay, float bx,
+                      float by, float w, SDL_Color c)
+{
+    float dx = bx - ax, dy = by - ay;
+    float len = sqrtf(dx * dx + dy * dy);
+    float ux, uy;
+    if (len > 1e-6f) {
+        ux = dx / len;
+        uy = dy / len;
+    } else {
+        ux = 1.0f; /* a dot: any direction */
+        uy = 0.0f;
+    }
+    /* Half width of the quad: the line core plus one px of soft edge; the
+     * ends are pushed out by the same amount so joints look closed. */
+    float h = w * 0.5f + 1.0f;
+    float nx = -uy * h, ny = ux * h;
+    float ex = ux * h * 0.5f, ey = uy * h * 0.5f;
+    float *p = R->lxy + 8 * (size_t)i;
+    p[0] = ax - ex + nx; p[1] = ay - ey + ny;
+    p[2] = ax - ex - nx; p[3] = ay - ey - ny;
+    p[4] = bx + ex - nx; p[5] = by + ey - ny;
+    p[6] = bx + ex + nx; p[7] = by + ey + ny;
+    SDL_Color *k = R->lcol + 4 * (size_t)i;
+    k[0] = k[1] = k[2] = k[3] = c;
+}
+
+static int draw_lines(bp_render *R, const bp_view *v, const float *seg,
+                      uint32_t n, int polyline, float width, SDL_Color c)
+{
+    uint32_t nq = polyline ? (n > 1 ? n - 1 : 0) : n;
+    if (nq == 0)
+        return 0;
+    if (grow_batch(&R->lxy, &R->luv, &R->lcol, &R->lidx, &R->lcap, nq))
+        return -1;
+    for (uint32_t i = 0; i < nq; i++) {
+        const float *s = polyline ? seg + 2 * (size_t)i : seg + 4 * (size_t)i;
+        float ax, ay, bx, by;
+        bp_view_to_screen(v, s[0], s[1], &ax, &ay);
+        bp_view_to_screen(v, s[2], s[3], &bx, &by);
+        line_quad(R, i, ax, ay, bx, by, width, c);
+    }
+    /* The line texture is one texel tall: u runs across the line. Corners
+     * 0 and 3 lie on one side (u = 0), corners 1 and 2 on the other. */
+    for (uint32_t i = 0; i < nq; i++) {
+        float *u = R->luv + 8 * (size_t)i;
+        u[0] = 0; u[1] = 0.5f; u[2] = 1; u[3] = 0.5f;
+        u[4] = 1; u[5] = 0.5f; u[6] = 0; u[7] = 0.5f;
+    }
+    return SDL_RenderGeometryRaw(R->r, R->line, R->lxy, 2 * sizeof(float),
+                                 R->lcol, sizeof(SDL_Color), R->luv,
+                                 2 * sizeof(float), (int)(4 * nq), R->lidx,
+                                 (int)(6 * nq), sizeof(int));
+}
+
+void bp_render_polyline(bp_render *R, const bp_view *v, const float *pts,
+                        uint32_t n, float width, SDL_Color c)
+{
+    draw_lines(R, v, pts, n, 1, width, c);
+}
+
+void bp_render_ring(bp_render *R, const bp_view *v, float x, float y,
+                    float radius, SDL_Color c)
+{
+    enum { N = 48 };
+    SDL_FPoint p[N + 1];
+    float sx, sy;
+    bp_view_to_screen(v, x, y, &sx, &sy);
+    float sr = radius * v->scale;
+    for (int i = 0; i <= N; i++) {
+        float a = (float)i * 6.2831853f / N;
+        p[i].x = sx + sr * cosf(a);
+        p[i].y = sy + sr * sinf(a);
+    }
+    set_color(R->r, c);
+    SDL_SetRenderDrawBlendMode(R->r, SDL_BLENDMODE_BLEND);
+    SDL_RenderDrawLinesF(R->r, p, N + 1);
+}
+
+/* Picks the circle texture closest to (not below) the typical on-screen
+ * diameter, sampled from the balls (cheap, and the mix rarely matters). */
+static SDL_Texture *pick_circle(bp_render *R, const bp_snap *s, float scale)
+{
+    float sum = 0.0f;
+    uint32_t step = s->count / 64 + 1, k = 0;
+    for (uint32_t i = 0; i < s->count; i += step, k++)
+        sum += s->r[i];
+    float d = k ? 2.0f * sum / (float)k * scale : 8.0f;
+    int lvl = 0;
+    while (lvl < BP_CIRCLE_LEVELS - 1 && (float)(8 << lvl) < d)
+        lvl++;
+    return R->circle[lvl];
+}
+
+int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
+                       char *err, size_t errlen)
+{
+    float lw = 2.0f * v->scale;
+    lw = lw < 1.5f ? 1.5f : lw > 4.0f ? 4.0f : lw;
+    if (draw_lines(R, v, s->lines, s->nlines, 0, lw, line_col) != 0) {
+        snprintf(err, errlen, "drawing lines: %s", SDL_GetError());
+        return -1;
+    }
+    Uint64 t0 = SDL_GetPerformanceCounter();
+    uint32_t n = s->count;
+    if (n == 0) {
+        R->draw_ms = 0.0;
+        return 0;
+    }
+    if (grow_batch(&R->xy, &R->uv, &R->col, &R->idx, &R->cap, n)) {
+        snprintf(err, errlen, "out of memory drawing %u balls", n);
+        return -1;
+    }
+    const float sc = v->scale, ox = v->ox, oy = v->oy;
+    for (uint32_t i = 0; i < n; i++) {
+        float cx = ox + s->x[i] * sc, cy = oy + s->y[i] * sc;
+        /* Never thinner than a pixel, or tiny balls would flicker away. */
+        float rr = s->r[i] * sc;
+        rr = rr < 0.75f ? 0.75f : rr;
+        float *p = R->xy + 8 * (size_t)i;
+        p[0] = cx - rr; p[1] = cy - rr;
+        p[2] = cx + rr; p[3] = cy - rr;
+        p[4] = cx + rr; p[5] = cy + rr;
+        p[6] = cx - rr; p[7] = cy + rr;
+        bp_rgb c = R->pal[bp_speed_index(s->speed[i])];
+        SDL_Color k = { c.r, c.g, c.b, 255 };
+        SDL_Color *q = R->col + 4 * (size_t)i;
+        q[0] = q[1] = q[2] = q[3] = k;
+    }
+    int rc = SDL_RenderGeometryRaw(R->r, pick_circle(R, s, sc), R->xy,
+                                   2 * sizeof(float), R->col,
+                                   sizeof(SDL_Color), R->uv, 2 * sizeof(float),
+                                   (int)(4 * n), R->idx, (int)(6 * n),
+                                   sizeof(int));
+    R->draw_ms = (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 /
+                 (double)SDL_GetPerformanceFrequency();
+    if (rc != 0) {
+        snprintf(err, errlen, "drawing balls: %s", SDL_GetError());
+        return -1;
+    }
+    return 0;
+}

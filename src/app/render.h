@@ -1,0 +1,56 @@
+/* render.h - draws a snapshot: world box, lines, balls, tool previews.
+ *
+ * Balls go out in ONE SDL_RenderGeometryRaw call: a quad per ball textured
+ * with a pre-rendered anti-aliased circle (one of several sizes, picked to
+ * match the balls' size on screen so the edge stays one pixel soft), tinted
+ * by the speed palette. The index and texture-coordinate arrays never
+ * change and are filled once when the buffers grow; per frame only the
+ * positions and colours are rewritten. Lines are thin textured quads in a
+ * second call, so they get soft edges too.
+ */
+#ifndef BP_RENDER_H
+#define BP_RENDER_H
+
+#include <SDL.h>
+
+#include "colormap.h"
+#include "snapshot.h"
+#include "view.h"
+
+#define BP_CIRCLE_LEVELS 6
+
+typedef struct bp_render {
+    SDL_Renderer *r;
+    SDL_Texture *circle[BP_CIRCLE_LEVELS]; ///< 8, 16, ... 256 px
+    SDL_Texture *line;                     ///< cross-section profile
+    bp_rgb pal[256];
+    /* ball batch, reused */
+    float *xy, *uv;
+    SDL_Color *col;
+    int *idx;
+    uint32_t cap;
+    /* line batch, reused */
+    float *lxy, *luv;
+    SDL_Color *lcol;
+    int *lidx;
+    uint32_t lcap;
+    double draw_ms;     ///< building + submitting the ball batch, last frame
+} bp_render;
+
+/// Creates the textures. Returns 0 or -1 with a reason.
+int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen);
+void bp_render_free(bp_render *R);
+/// Clears the window: letterbox bars and the world box.
+void bp_render_background(bp_render *R, const bp_view *v);
+/// Draws the lines and balls of s (balls in one batched call).
+/// Returns 0, or -1 with SDL's reason in err.
+int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
+                       char *err, size_t errlen);
+/// A polyline preview (world px), w px wide on screen, in colour c.
+void bp_render_polyline(bp_render *R, const bp_view *v, const float *pts,
+                        uint32_t n, float width, SDL_Color c);
+/// A circle outline (world centre and radius) for eraser / spawn previews.
+void bp_render_ring(bp_render *R, const bp_view *v, float x, float y,
+                    float radius, SDL_Color c);
+
+#endif
