@@ -84,7 +84,7 @@ typedef struct ocl_engine {
     bp_ocl_fault fault;
     long steps;                 /* bp_engine_step calls so far */
     int broken;                 /* a step failed: the device state is suspect */
-    int backup_valid;           /* B_BX.. hold the state before the failed step */
+    int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
 } ocl_engine;
 
@@ -130,7 +130,7 @@ static int reserve(ocl_engine *o, int which, size_t count, size_t size, char *er
     if (rc != CL_SUCCESS || !o->b[which]) {
         o->b[which] = NULL;
         char call[96];
-        snprintf(call, sizeof call, "clCreateBuffer(%zu MiB)", (want * size) >> 20);
+        snprintf(call, sizeof call, "clCreateBuffer(%zu bytes)", want * size);
         return bp_ocl_fail(err, errlen, call, rc != CL_SUCCESS ? rc : CL_OUT_OF_RESOURCES);
     }
     o->cap[which] = want;
@@ -331,7 +331,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->height = w->params.height;
     o->attached = 1;
     o->broken = 0;
-    o->backup_valid = 0;
+    o->read_backup = 0;
 
     /* Arguments that stay the same until the next attach. */
     const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks, cu_nwg = nwg;
@@ -471,14 +471,17 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         if (ocl_attach(e, w, err, errlen))
             return -1;
     o->steps++;
-    if (o->fault.step && o->steps == o->fault.step) {
-        char call[128];
-        snprintf(call, sizeof call, "clEnqueueNDRangeKernel(bp_k_integrate) [injected, step %ld]",
-                 o->steps);
-        bp_ocl_fail(err, errlen, call, o->fault.step_code);
-        return broke(o, err);
-    }
+    /* Injected fault: half of the sub-steps really run, then the step
+     * reports the error, as a device that gives up part way would; the
+     * state on the device is then neither before nor after the step. */
+    int inject = o->fault.step && o->steps == o->fault.step;
     if (o->n == 0) { /* nothing to move, but time passes */
+        if (inject) {
+            bp_ocl_fail(err, errlen, "clFinish(step) [injected by BALLPIT_OCL_FAIL]",
+                        o->fault.step_code);
+            o->read_backup = 0;
+            return broke(o, err);
+        }
         w->substeps_done += nsub;
         w->frames = w->substeps_done / (uint64_t)w->params.substeps;
         return 0;
@@ -487,6 +490,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     /* Last good state, on the device, in case a kernel below fails. */
     size_t bytes = (size_t)o->n * sizeof(float);
     static const int from[4] = {B_X, B_Y, B_VX, B_VY}, to[4] = {B_BX, B_BY, B_BVX, B_BVY};
+    o->read_backup = 0; /* until the copy is enqueued the state buffers are good */
     for (int i = 0; i < 4; i++) {
         cl_int rc = clEnqueueCopyBuffer(o->q, o->b[from[i]], o->b[to[i]], 0, 0, bytes, 0, NULL,
                                         NULL);
@@ -495,16 +499,22 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             return broke(o, err);
         }
     }
-    o->backup_valid = 1;
+    o->read_backup = 1; /* from here on only the backup is sure to be good */
     /* The first sub-step carries profiling events: the per-phase times of
      * one sub-step, times nsub, without an event per kernel per sub-step. */
     cl_event ev[K_COUNT] = {0};
     int failed = 0;
-    for (uint32_t s = 0; s < nsub && !failed; s++)
+    uint32_t run = inject ? (nsub + 1) / 2 : nsub;
+    for (uint32_t s = 0; s < run && !failed; s++)
         failed = enqueue_substep(o, s == 0 ? ev : NULL, err, errlen);
     cl_int rc = clFinish(o->q); /* the one wait of this step */
     if (!failed && rc != CL_SUCCESS) {
         bp_ocl_fail(err, errlen, "clFinish(step)", rc);
+        failed = 1;
+    }
+    if (!failed && inject) {
+        bp_ocl_fail(err, errlen, "clFinish(step) [injected by BALLPIT_OCL_FAIL]",
+                    o->fault.step_code);
         failed = 1;
     }
     double wall = bp_now() - t0;
@@ -551,10 +561,7 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* After a failed step the device copy of the last good state is read,
      * if the device still answers; otherwise the world keeps what it has. */
     int from[4] = {B_X, B_Y, B_VX, B_VY};
-    if (o->broken) {
-        if (!o->backup_valid)
-            return bp_fail(err, errlen, "%s (no good state on the device to read)",
-                           o->broken_why);
+    if (o->broken && o->read_backup) {
         from[0] = B_BX;
         from[1] = B_BY;
         from[2] = B_BVX;

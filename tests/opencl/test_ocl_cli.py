@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""test_ocl_cli.py BALLPIT - the OpenCL engine through the real command line.
+
+- No OpenCL platform (OCL_ICD_VENDORS pointing at an empty folder): both
+  `--headless gas --frames 1 --backend opencl` and `--list-devices` fail
+  with one line on stderr saying why; headless exits with status 3.
+- With a device: `--list-devices` numbers it; `--stats` names it; dumps of
+  two OpenCL runs are the same bytes; the OpenCL dump agrees with the CPU
+  dump ball by ball within the 10-frame parity tolerance; an injected kernel
+  build failure and an injected step fault (BALLPIT_OCL_FAIL) exit with
+  status 3 and a one-line reason, the build failure after the full log.
+Exit 77 (skip) for the device part when no OpenCL device is usable.
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(args, env_extra=None, unset=()):
+    env = dict(os.environ)
+    for k in unset:
+        env.pop(k, None)
+    env.update(env_extra or {})
+    return subprocess.run(args, env=env, capture_output=True, text=True, timeout=240)
+
+
+def last_lines(text):
+    return [l for l in text.splitlines() if l.strip()]
+
+
+def read_dump(path):
+    with open(path, newline='') as f:
+        rows = list(csv.reader(f))
+    return rows[0], [[float(v) for v in r] for r in rows[1:]]
+
+
+def main():
+    exe = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix='ballpit-ocl-')
+    empty = os.path.join(tmp, 'no-vendors')
+    os.mkdir(empty)
+
+    # --- no platform at all ------------------------------------------------
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'OCL_ICD_VENDORS': empty}, unset=('BALLPIT_OCL_FAIL',))
+    err = last_lines(p.stderr)
+    check(p.returncode == 3, 'no platform: --backend opencl exits 3 (got %d)' % p.returncode)
+    check(len(err) == 1 and 'OpenCL' in err[0] and 'platform' in err[0],
+          'no platform: one line naming OpenCL and the platform: %r' % p.stderr)
+    check(p.stdout == '', 'no platform: nothing on stdout')
+    p = run([exe, '--list-devices'], {'OCL_ICD_VENDORS': empty})
+    check(p.returncode != 0 and len(last_lines(p.stderr)) == 1,
+          'no platform: --list-devices fails with one line (%d, %r)' % (p.returncode, p.stderr))
+    # The CPU engine does not care.
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--stats'], {'OCL_ICD_VENDORS': empty})
+    check(p.returncode == 0, 'no platform: the CPU backend still runs')
+
+    # --- with a device -----------------------------------------------------
+    p = run([exe, '--list-devices'], unset=('BALLPIT_OCL_FAIL',))
+    devices = [l for l in p.stdout.splitlines() if l[:1].isdigit()]
+    if p.returncode != 0 or not devices:
+        print('skip: no usable OpenCL device: %s' % p.stderr.strip())
+        return 1 if FAILS else 77
+    check(devices[0].startswith('0: '), '--list-devices numbers from 0: %r' % devices[0])
+
+    dumps = []
+    for k in range(2):
+        path = os.path.join(tmp, 'ocl%d.csv' % k)
+        p = run([exe, '--headless', 'pile', '--frames', '10', '--backend', 'opencl',
+                 '--dump', path, '--stats'], unset=('BALLPIT_OCL_FAIL',))
+        check(p.returncode == 0, 'opencl run %d exits 0 (%r)' % (k, p.stderr))
+        if p.returncode != 0:
+            return 1
+        stats = json.loads(p.stdout.strip().splitlines()[-1])
+        check(stats['backend'] == 'opencl' and stats['device'] and
+              stats['device'] in p.stdout and stats['device'] in ''.join(devices),
+              'stats names the device: %r' % stats.get('device'))
+        check(stats['escaped'] == 0 and stats['nonfinite'] == 0, 'opencl: nothing escaped')
+        with open(path, 'rb') as f:
+            dumps.append(f.read())
+    check(dumps[0] == dumps[1] and len(dumps[0]) > 1000,
+          'two OpenCL runs give the same dump bytes')
+
+    cpu = os.path.join(tmp, 'cpu.csv')
+    p = run([exe, '--headless', 'pile', '--frames', '10', '--dump', cpu])
+    check(p.returncode == 0, 'cpu run exits 0')
+    head_c, rows_c = read_dump(cpu)
+    head_o, rows_o = read_dump(os.path.join(tmp, 'ocl0.csv'))
+    check(head_c == head_o == ['id', 'x', 'y', 'vx', 'vy', 'r', 'm'], 'dump headers')
+    check(len(rows_c) == len(rows_o) and len(rows_c) > 100, 'same ball count')
+    dpos = max(max(abs(a[1] - b[1]), abs(a[2] - b[2])) for a, b in zip(rows_c, rows_o))
+    dvel = max(max(abs(a[3] - b[3]), abs(a[4] - b[4])) for a, b in zip(rows_c, rows_o))
+    check(dpos <= 2e-2 and dvel <= 0.5,
+          'cpu and opencl dumps agree after 10 frames: %.3g px, %.3g px/s' % (dpos, dvel))
+
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'BALLPIT_OCL_FAIL': 'build'})
+    err = last_lines(p.stderr)
+    check(p.returncode == 3, 'injected build failure exits 3 (got %d)' % p.returncode)
+    check('build log' in p.stderr and 'injected build failure' in p.stderr,
+          'the build log is shown in full')
+    check(len(err) >= 1 and 'clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE' in err[-1],
+          'the last line says which call failed and why: %r' % (err[-1:] or ''))
+
+    p = run([exe, '--headless', 'gas', '--frames', '5', '--backend', 'opencl', '--stats'],
+            {'BALLPIT_OCL_FAIL': 'step:2'})
+    err = last_lines(p.stderr)
+    check(p.returncode == 3, 'injected step fault exits 3 (got %d)' % p.returncode)
+    check(len(err) == 1 and 'CL_OUT_OF_RESOURCES' in err[0],
+          'one line naming CL_OUT_OF_RESOURCES: %r' % p.stderr)
+    return 1 if FAILS else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

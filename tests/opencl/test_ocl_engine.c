@@ -1,0 +1,323 @@
+/* test_ocl_engine.c - the OpenCL engine on one device: determinism, engine
+ * switching, and falling back to the CPU with the world intact when the
+ * OpenCL engine fails (faults injected with BALLPIT_OCL_FAIL, ocl_api.h).
+ *
+ * Skips (exit 77) when no OpenCL device is usable.
+ */
+#define _GNU_SOURCE 1 /* setenv/unsetenv are POSIX; meson adds the feature macros */
+#include "ocl_test_util.h"
+
+/* The dump CSV of w as a string (malloc'ed), for byte comparisons. */
+static char *dump_csv(const bp_world *w, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f)
+        return NULL;
+    int rc = bp_world_write_csv(w, f);
+    if (fclose(f) != 0 || rc < 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Two OpenCL runs of the same world: identical dump bytes. The grid build
+ * uses atomics, whose order varies from run to run; the per-cell sort
+ * must make that invisible. */
+static int determinism_two_runs(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *w = t_world_pile(700);
+    ENSURE(w != NULL);
+    bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 20);
+    bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 20);
+    ENSURE(a != NULL && b != NULL);
+    size_t la = 0, lb = 0;
+    char *da = dump_csv(a, &la), *db = dump_csv(b, &lb);
+    ENSURE(da != NULL && db != NULL);
+    ENSURE(la > 1000);
+    ENSURE(la == lb && memcmp(da, db, la) == 0);
+    ENSURE(t_same_bits(a, b));
+    ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
+    free(da);
+    free(db);
+    bp_world_destroy(a);
+    bp_world_destroy(b);
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* One step split in many calls gives the same state as one call: the
+ * engine keeps its state on the device between calls, nothing is lost. */
+static int steps_split_same_as_whole(void)
+{
+    char err[512];
+    bp_engine *e1 = t_ocl_engine_or_skip();
+    if (!e1)
+        return BP_TEST_SKIP;
+    bp_engine *e2 = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    ENSURE(e2 != NULL);
+    bp_world *a = t_world_rain(800), *b = bp_world_clone(a);
+    ENSURE(a != NULL && b != NULL);
+    ENSURE(bp_engine_attach(e1, a, err, sizeof err) == 0);
+    ENSURE(bp_engine_attach(e2, b, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e1, a, 60, err, sizeof err) == 0);
+    for (int k = 0; k < 60; k += 7)
+        ENSURE(bp_engine_step(e2, b, k + 7 <= 60 ? 7 : 60 - (uint32_t)k, err, sizeof err) == 0);
+    ENSURE(bp_engine_read(e1, a, err, sizeof err) == 0);
+    ENSURE(bp_engine_read(e2, b, err, sizeof err) == 0);
+    ENSURE(a->substeps_done == 60 && b->substeps_done == 60 && a->frames == 2);
+    ENSURE(t_same_bits(a, b));
+    bp_phase_times T;
+    bp_engine_phase_times(e1, &T);
+    ENSURE(T.integrate > 0 && T.grid > 0 && T.ball_contacts > 0 && T.static_contacts > 0);
+    ENSURE(T.readback > 0);
+    bp_engine_destroy(e1);
+    bp_engine_destroy(e2);
+    bp_world_destroy(a);
+    bp_world_destroy(b);
+    return 0;
+}
+
+/* bp_engine_switch CPU <-> OpenCL 100 times, 3 sub-steps on each engine in
+ * between: after every switch the world is bit for bit what the old engine
+ * had (nothing lost or changed), and at the end the run agrees with a run
+ * that never switched within the 10-frame parity tolerance. */
+static int switch_100_times(void)
+{
+    char err[512];
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *w = t_world_pile(500);
+    ENSURE(w != NULL);
+    bp_world *ref = bp_world_clone(w);
+    ENSURE(ref != NULL);
+    bp_engine *e = bp_engine_create(BP_BACKEND_CPU, NULL, err, sizeof err);
+    ENSURE(e != NULL);
+    ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+    bp_world *before = bp_world_clone(w);
+    ENSURE(before != NULL);
+    uint32_t n = w->count;
+    for (int k = 0; k < 100; k++) {
+        ENSURE(bp_engine_step(e, w, 3, err, sizeof err) == 0);
+        ENSURE(bp_engine_read(e, w, err, sizeof err) == 0);
+        ENSURE(bp_world_copy(before, w) == 0);
+        bp_backend to = bp_engine_kind(e) == BP_BACKEND_CPU ? BP_BACKEND_OPENCL : BP_BACKEND_CPU;
+        if (bp_engine_switch(&e, to, NULL, w, err, sizeof err)) {
+            fprintf(stderr, "switch %d: %s\n", k, err);
+            return 1;
+        }
+        ENSURE(bp_engine_kind(e) == to);
+        ENSURE(bp_engine_read(e, w, err, sizeof err) == 0);
+        ENSURE(w->count == n);
+        ENSURE(t_same_bits(before, w));
+    }
+    ENSURE(bp_engine_kind(e) == BP_BACKEND_CPU); /* an even number of switches */
+    /* The same 300 sub-steps without switching. */
+    bp_engine *c = bp_engine_create(BP_BACKEND_CPU, NULL, err, sizeof err);
+    ENSURE(c != NULL);
+    ENSURE(bp_engine_attach(c, ref, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(c, ref, 300, err, sizeof err) == 0);
+    t_diff d = t_compare(ref, w);
+    printf("  after 100 switches: max |dpos| %.3g px, max |dvel| %.3g px/s against a run "
+           "without switching, %u of %u identical\n", d.pos, d.vel, d.identical, n);
+    ENSURE(d.pos <= 2e-2 && d.vel <= 0.5);
+    ENSURE(w->substeps_done == 300);
+    bp_engine_destroy(c);
+    bp_engine_destroy(e);
+    bp_world_destroy(before);
+    bp_world_destroy(ref);
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* BALLPIT_OCL_FAIL=step:3 (CL_OUT_OF_RESOURCES) or lost:3
+ * (CL_DEVICE_NOT_AVAILABLE): the third step fails with a one-line reason
+ * naming the error; the world read back is the state after step 2; the
+ * switch to the CPU takes it, and the run goes on. */
+static int fault_in_step(const char *spec, const char *code)
+{
+    char err[512];
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *w = t_world_gas(400);
+    ENSURE(w != NULL);
+    /* Reference: two good steps on a clean engine. */
+    bp_world *good = bp_world_clone(w);
+    bp_engine *r = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    ENSURE(good != NULL && r != NULL);
+    ENSURE(bp_engine_attach(r, good, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(r, good, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(r, good, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_read(r, good, err, sizeof err) == 0);
+    bp_engine_destroy(r);
+
+    ENSURE(setenv("BALLPIT_OCL_FAIL", spec, 1) == 0);
+    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    unsetenv("BALLPIT_OCL_FAIL");
+    ENSURE(e != NULL);
+    ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+    err[0] = '\0';
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == -1);
+    printf("  %s: step 3 failed: %s\n", spec, err);
+    ENSURE(strstr(err, code) != NULL && strstr(err, "OpenCL") != NULL);
+    ENSURE(strchr(err, '\n') == NULL);
+    /* Later steps keep failing with the reason instead of running on. */
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == -1);
+    ENSURE(strstr(err, code) != NULL);
+    /* Fall back the way the sandbox does: switch to the CPU engine. */
+    ENSURE(bp_engine_switch(&e, BP_BACKEND_CPU, NULL, w, err, sizeof err) == 0);
+    ENSURE(bp_engine_kind(e) == BP_BACKEND_CPU);
+    ENSURE(t_same_bits(good, w)); /* the state after step 2, intact */
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+    bp_stats s;
+    bp_world_measure(w, &s);
+    ENSURE(s.nonfinite == 0 && s.escaped == 0 && w->count == good->count);
+    bp_engine_destroy(e);
+    bp_world_destroy(good);
+    bp_world_destroy(w);
+    return 0;
+}
+
+static int fallback_step_out_of_resources(void)
+{
+    return fault_in_step("step:3", "CL_OUT_OF_RESOURCES");
+}
+
+static int fallback_step_device_lost(void)
+{
+    return fault_in_step("lost:3", "CL_DEVICE_NOT_AVAILABLE");
+}
+
+/* A kernel build failure or a failed buffer allocation: switching from
+ * the CPU to OpenCL fails with the reason, the CPU engine stays in charge
+ * and the world is untouched. */
+static int switch_refused(const char *spec, const char *what)
+{
+    char err[512];
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *w = t_world_rain(600);
+    ENSURE(w != NULL);
+    bp_engine *e = bp_engine_create(BP_BACKEND_CPU, NULL, err, sizeof err);
+    ENSURE(e != NULL);
+    ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+    bp_world *before = bp_world_clone(w);
+    ENSURE(before != NULL);
+    bp_engine *old = e;
+    ENSURE(setenv("BALLPIT_OCL_FAIL", spec, 1) == 0);
+    err[0] = '\0';
+    int rc = bp_engine_switch(&e, BP_BACKEND_OPENCL, NULL, w, err, sizeof err);
+    unsetenv("BALLPIT_OCL_FAIL");
+    printf("  %s: switch refused: %s\n", spec, err);
+    ENSURE(rc == -1);
+    ENSURE(e == old && bp_engine_kind(e) == BP_BACKEND_CPU);
+    ENSURE(strstr(err, what) != NULL && strchr(err, '\n') == NULL);
+    ENSURE(t_same_bits(before, w));
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0); /* still runs */
+    bp_engine_destroy(e);
+    bp_world_destroy(before);
+    bp_world_destroy(w);
+    return 0;
+}
+
+static int fallback_build_failure(void)
+{
+    return switch_refused("build", "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE");
+}
+
+static int fallback_alloc_failure(void)
+{
+    return switch_refused("alloc", "CL_MEM_OBJECT_ALLOCATION_FAILURE");
+}
+
+/* A typo in BALLPIT_OCL_FAIL is an error, not a silently fault-free run. */
+static int fault_spec_checked(void)
+{
+    char err[512];
+    if (!bp_opencl_built())
+        return BP_TEST_SKIP;
+    ENSURE(setenv("BALLPIT_OCL_FAIL", "step:x", 1) == 0);
+    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    unsetenv("BALLPIT_OCL_FAIL");
+    ENSURE(e == NULL);
+    ENSURE(strstr(err, "BALLPIT_OCL_FAIL") != NULL);
+    return 0;
+}
+
+/* --device N out of range: a clear reason, no engine. */
+static int device_index_checked(void)
+{
+    char err[512];
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_engine_opts o = {.device = 999, .device_set = 1};
+    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, &o, err, sizeof err);
+    ENSURE(e == NULL);
+    ENSURE(strstr(err, "device 999") != NULL);
+    o.device = 0;
+    e = bp_engine_create(BP_BACKEND_OPENCL, &o, err, sizeof err);
+    ENSURE(e != NULL);
+    ENSURE(strcmp(bp_engine_name(e), "opencl") == 0 && bp_engine_device(e)[0] != '\0');
+    bp_engine_destroy(e);
+    return 0;
+}
+
+/* An empty world and a world that grows between steps. */
+static int empty_and_growing_world(void)
+{
+    char err[512];
+    bp_engine *e = t_ocl_engine_or_skip();
+    if (!e)
+        return BP_TEST_SKIP;
+    bp_world *w = bp_world_create(NULL);
+    ENSURE(w != NULL);
+    ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_read(e, w, err, sizeof err) == 0);
+    for (int k = 0; k < 5; k++) {
+        ENSURE(bp_world_add_swarm(w, 300 + 100 * k, 200, 200, 3, 60, 50, 0, (uint64_t)k, err,
+                                  sizeof err) == 200);
+        ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+        ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+        ENSURE(bp_engine_read(e, w, err, sizeof err) == 0);
+    }
+    bp_stats s;
+    bp_world_measure(w, &s);
+    ENSURE(w->count == 1000 && s.nonfinite == 0 && s.escaped == 0);
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const bp_test tests[] = {
+        BP_TEST(determinism_two_runs),
+        BP_TEST(steps_split_same_as_whole),
+        BP_TEST(switch_100_times),
+        BP_TEST(fallback_step_out_of_resources),
+        BP_TEST(fallback_step_device_lost),
+        BP_TEST(fallback_build_failure),
+        BP_TEST(fallback_alloc_failure),
+        BP_TEST(fault_spec_checked),
+        BP_TEST(device_index_checked),
+        BP_TEST(empty_and_growing_world),
+    };
+    return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
+}
