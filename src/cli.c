@@ -308,6 +308,8 @@ int bp_cli_parse(int argc, char **argv, bp_cli *out, char *err, size_t errlen)
             if (positional)
                 return fail2(err, errlen, "more than one scene given ('%.60s' and "
                              "'%.60s')", positional, a);
+            if (*a == '\0')
+                return fail2(err, errlen, "empty scene name");
             positional = a;
             continue;
         }

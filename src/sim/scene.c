@@ -528,7 +528,18 @@ bp_world *bp_scene_load(const char *path, char *err, size_t errlen)
             cap = ncap;
         }
         size_t got = fread(text + len, 1, cap - len, f);
+        const char *nul = memchr(text + len, '\0', got);
         len += got;
+        if (nul) {
+            /* Stop at once: /dev/zero or a binary must not be read whole. */
+            int line = 1;
+            for (const char *c = text; c < nul; c++)
+                line += *c == '\n';
+            set_err(err, errlen, "%s:%d: NUL byte in the line (not a text file?)", path,
+                    line);
+            bad = 2;
+            break;
+        }
         if (got == 0) {
             if (ferror(f)) {
                 set_err(err, errlen, "%s: read error: %s", path,

@@ -121,6 +121,11 @@ def test_bad_scene_names_file_and_line():
     one_error_line(rc, out, err, 2, path + ":3: unknown keyword 'warp'")
     rc, out, err = run(["--headless", "no-such.scene", "--frames", "1"])
     one_error_line(rc, out, err, 2, "no-such.scene", "not a built-in scene")
+    # A binary "scene" stops at the first NUL byte instead of being read whole.
+    rc, out, err = run(["--headless", "/dev/zero", "--frames", "1"], timeout=20)
+    one_error_line(rc, out, err, 2, "/dev/zero:1: NUL byte")
+    rc, out, err = run(["--headless", TMP, "--frames", "1"])
+    one_error_line(rc, out, err, 2, TMP, "folder")
 
 
 def stats_of(args):
@@ -184,7 +189,7 @@ def test_determinism():
     dumps = []
     for i, threads in enumerate(["1", "2", "2", "1"]):
         d = os.path.join(TMP, "det%d.csv" % i)
-        rc, out, err = run(["--headless", path, "--frames", "20", "--threads", threads,
+        rc, out, err = run(["--headless", path, "--frames", "10", "--threads", threads,
                             "--dump", d])
         check(rc == 0, "run %d: %r" % (i, err))
         dumps.append(read_bytes(d))

@@ -444,6 +444,14 @@ static int test_load_errors_name_the_file(void)
     if (strcmp(err, want) != 0)
         fprintf(stderr, "got %s\nwant %s\n", err, want);
     ENSURE(strcmp(err, want) == 0);
+    /* A NUL byte stops the read at once and names its line. */
+    path_in(path, sizeof path, "binary.scene");
+    FILE *f = fopen(path, "wb");
+    ENSURE(f != NULL);
+    ENSURE(fwrite(H "# x\n\0\0\0", 1, 22, f) == 22 && fclose(f) == 0);
+    w = bp_scene_load(path, err, sizeof err);
+    snprintf(want, sizeof want, "%s:3: NUL byte", path);
+    ENSURE(w == NULL && strncmp(err, want, strlen(want)) == 0);
     path_in(path, sizeof path, "missing.scene");
     w = bp_scene_load(path, err, sizeof err);
     ENSURE(w == NULL && strstr(err, "missing.scene: cannot open") && !strchr(err, '\n'));
