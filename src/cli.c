@@ -68,6 +68,15 @@ static const opt_def opts[O_COUNT] = {
 #define BP_CLI_MIN_WINDOW 64L
 #define BP_CLI_MAX_WINDOW 16384L
 
+/* Replaces control bytes (from argv or file names) by '?' so a message
+ * stays one plain line on the terminal. */
+static void one_line(char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -78,6 +87,7 @@ static int fail2(char *err, size_t errlen, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err, errlen, fmt, ap);
         va_end(ap);
+        one_line(err);
     }
     return 2;
 }
@@ -481,6 +491,7 @@ bp_world *bp_cli_load_scene(const char *scene, char *err, size_t errlen)
                           bp_builtin_scenes[i].name);
         if (n >= 0 && (size_t)n < errlen)
             snprintf(err + n, errlen - (size_t)n, ")");
+        one_line(err);
     }
     return NULL;
 }

@@ -70,6 +70,10 @@ static int perr(parser *p, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* Quoted fields may hold control bytes: keep the message one plain line. */
+    for (char *c = p->err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return -1;
 }
 
@@ -433,6 +437,9 @@ bp_world *bp_scene_parse(const char *text, size_t len, const char *name,
 
     char buf[BP_SCENE_MAX_LINE + 1];
     size_t pos = 0;
+    /* A UTF-8 byte order mark (some Windows editors add one) is not text. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3;
     int failed = 0;
     while (pos < len && !failed) {
         p.lineno++;

@@ -253,6 +253,7 @@ static int test_cli_parse_bad(void)
         { { "--stats=1", "--headless", "a", "--frames", "1" }, "--stats takes no value" },
         { { "--dump", "" }, "--dump: empty value" },
         { { "" }, "empty scene name" },
+        { { "--fr\names" }, "unknown option '--fr?ames'" },
         { { "--bench", "--bench-sizes", "0" }, "--bench-sizes" },
         { { "--bench", "--bench-frames", "0" }, "--bench-frames: 0 is out of range" },
         { { "--bench", "rain" }, "unexpected argument 'rain' with --bench" },

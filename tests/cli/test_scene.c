@@ -135,6 +135,9 @@ static const bad_case bad_cases[] = {
     { H "ball 10 10 0 0 2\ngravity 0 0\n", 3,
       "'gravity' must come before the first line, ball or swarm (line 2)" },
     { H "line 0 0 1 1\n\nworld 100 100\n", 4, "'world' must come before" },
+    /* control bytes in a field are shown as '?' so the message stays one line */
+    { H "b\x1b[2Jall 1 2\n", 2, "unknown keyword 'b?[2Jall'" },
+    { H "ball 1 2 3 4 \x01\n", 2, "radius '?' is not a number" },
     /* line numbers count blank lines, comments and CRLF line ends */
     { "# a scene\r\n" H "\r\n  # indented comment\r\nball 10 10 0 0 2 # ok\r\nball 1 2\r\n", 6,
       "'ball' needs" },
@@ -250,6 +253,11 @@ static int test_defaults_and_empty(void)
     w = bp_scene_parse(t, strlen(t), "z.scene", err, sizeof err);
     ENSURE(w != NULL);
     ENSURE(w->params.gravity_y == 0.0f && w->params.restitution == 0.0f);
+    bp_world_destroy(w);
+    /* A UTF-8 byte order mark before the header is skipped. */
+    t = "\xEF\xBB\xBF" H "restitution 0.5\n";
+    w = bp_scene_parse(t, strlen(t), "bom.scene", err, sizeof err);
+    ENSURE(w != NULL && w->params.restitution == 0.5f);
     bp_world_destroy(w);
     /* No newline at the end of the last line. */
     t = H "restitution 1";
