@@ -594,6 +594,34 @@ static void sync_folder(const char *path)
     }
 }
 
+/* A pipe or a device such as /dev/stdout cannot be replaced by a rename:
+ * write to it directly (there is no old content to protect). */
+static int write_special(const char *path, bp_file_filler fill, void *ctx, char *err,
+                         size_t errlen)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    errno = 0;
+    int bad = fill(f, ctx) != 0 || ferror(f);
+    int e = errno ? errno : EIO;
+    if (!bad && fflush(f) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        set_err(err, errlen, "%s: write failed: %s", path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
 int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
                          char *err, size_t errlen)
 {
@@ -601,31 +629,40 @@ int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
         set_err(err, errlen, "cannot write: empty file name");
         return -1;
     }
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        set_err(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp-XXXXXX", 12);
-
     mode_t mode = 0644;
     struct stat st;
+    char *real = NULL;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             set_err(err, errlen, "%s: is a folder, not a file", path);
-            free(tmp);
             return -1;
         }
+        if (!S_ISREG(st.st_mode))
+            return write_special(path, fill, ctx, err, errlen);
         mode = st.st_mode & 0777;
+        /* Through a symbolic link, replace the file it points to, not the
+         * link itself. */
+        struct stat lst;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            real = realpath(path, NULL);
     }
+    const char *target = real ? real : path;
+    size_t n = strlen(target);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        set_err(err, errlen, "%s: out of memory", path);
+        free(real);
+        return -1;
+    }
+    memcpy(tmp, target, n);
+    memcpy(tmp + n, ".tmp-XXXXXX", 12);
 
     int fd = mkstemp(tmp);
     if (fd < 0) {
         set_err(err, errlen, "%s: cannot create a temporary file in its "
-                "folder: %s", path, strerror(errno));
+                "folder: %s (the old file, if any, is kept)", path, strerror(errno));
         free(tmp);
+        free(real);
         return -1;
     }
     const char *what = NULL;
@@ -663,7 +700,7 @@ int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
     } else {
         close(fd);
     }
-    if (!what && rename(tmp, path) != 0) {
+    if (!what && rename(tmp, target) != 0) {
         what = "cannot replace the file";
         e = errno;
     }
@@ -671,12 +708,12 @@ int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
         unlink(tmp);
         set_err(err, errlen, "%s: %s: %s (the old file, if any, is kept)", path,
                 what, strerror(e));
-        free(tmp);
-        return -1;
+    } else {
+        sync_folder(target);
     }
     free(tmp);
-    sync_folder(path);
-    return 0;
+    free(real);
+    return what ? -1 : 0;
 }
 
 /* ---- Save ------------------------------------------------------------ */

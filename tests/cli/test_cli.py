@@ -176,6 +176,9 @@ def test_dump_csv():
         vals = [float(v) for v in row[1:]]
         check(0 <= vals[0] <= 400 and 0 <= vals[1] <= 300, "ball %d outside: %r" % (i, row))
         check(vals[4] in (2.0, 3.0) and vals[5] > 0, "r/m of ball %d: %r" % (i, row))
+    # A pipe or device is written in place: --dump /dev/stdout.
+    rc, out, err = run(["--headless", path, "--frames", "2", "--dump", "/dev/stdout"])
+    check(rc == 0 and out.encode() == read_bytes(dump), "--dump /dev/stdout: %r" % err)
     # A dump that cannot be written: status 1, one line, the old file kept.
     rc, out, err = run(["--headless", path, "--frames", "1", "--dump",
                         os.path.join(TMP, "no", "such", "d.csv")])

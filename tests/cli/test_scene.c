@@ -532,6 +532,27 @@ static int test_save_failures_keep_old_file(void)
     ENSURE(old_file_intact(path));
     w->vx[3] = 1.0f;
 
+    /* Through a symbolic link: the file it points to is replaced, the link
+     * stays a link. */
+    char real[256], link[256];
+    path_in(real, sizeof real, "real.scene");
+    path_in(link, sizeof link, "link.scene");
+    ENSURE(write_text(real, old_text) == 0);
+    ENSURE(symlink("real.scene", link) == 0);
+    ENSURE(bp_scene_save(w, link, err, sizeof err) == 0);
+    ENSURE(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    bp_world *b = bp_scene_load(real, err, sizeof err);
+    ENSURE(b && b->count == w->count);
+    bp_world_destroy(b);
+
+    /* A device is written in place: /dev/null swallows it, no temp file. */
+    ENSURE(bp_scene_save(w, "/dev/null", err, sizeof err) == 0);
+    /* /dev/full fails like a full disk, with a message. */
+    if (access("/dev/full", W_OK) == 0) {
+        ENSURE(bp_scene_save(w, "/dev/full", err, sizeof err) == -1);
+        ENSURE(strstr(err, "/dev/full: write failed: No space left on device"));
+    }
+
     ENSURE(!leftover_temp());
     bp_world_destroy(w);
     return 0;
