@@ -40,24 +40,29 @@
 #endif
 #define BP_SCAN_BLOCK (BP_SCAN_LOCAL * BP_SCAN_ITEMS)
 
-/* Exclusive prefix sum of one value per work-item over the work-group
- * (Hillis-Steele in local memory); returns this item's prefix and leaves
- * the group total in *total. */
+/* Exclusive prefix sum of one value per work-item over the work-group;
+ * returns this item's prefix and leaves the group total in *total. Work
+ * item 0 adds the BP_SCAN_LOCAL partial sums serially: two barriers
+ * instead of the 2 log2(L) of a tree scan, which on PoCL (a CPU, where
+ * every barrier is a loop over the work-items) is several times faster,
+ * and on a GPU costs a few microseconds per sub-step. */
 static uint bp_group_scan(__local uint *tmp, uint v, uint *total)
 {
     uint lid = get_local_id(0);
     tmp[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = 1; off < BP_SCAN_LOCAL; off <<= 1) {
-        uint add = lid >= off ? tmp[lid - off] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        tmp[lid] += add;
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint run = 0;
+        for (uint k = 0; k < BP_SCAN_LOCAL; k++) {
+            uint t = tmp[k];
+            tmp[k] = run;
+            run += t;
+        }
+        tmp[BP_SCAN_LOCAL] = run;
     }
-    *total = tmp[BP_SCAN_LOCAL - 1];
-    uint incl = tmp[lid];
     barrier(CLK_LOCAL_MEM_FENCE);
-    return incl - v;
+    *total = tmp[BP_SCAN_LOCAL];
+    return tmp[lid];
 }
 
 /* Pass 1 (+ counting for pass 2). wg_v2max gets one value per work-group;
@@ -78,14 +83,14 @@ __kernel void bp_k_integrate(const bp_step_params P, __global const float *x,
     }
     red[lid] = v2;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Tree reduction; ls is a power of two (engine_ocl.c makes sure). */
-    for (uint off = ls >> 1; off > 0; off >>= 1) {
-        if (lid < off)
-            red[lid] = fmax(red[lid], red[lid + off]);
-        barrier(CLK_LOCAL_MEM_FENCE);
+    /* One work-item takes the maximum serially: one barrier instead of a
+     * tree's log2(L) (see bp_group_scan for why). */
+    if (lid == 0) {
+        float m = red[0];
+        for (uint k = 1; k < ls; k++)
+            m = fmax(m, red[k]);
+        wg_v2max[get_group_id(0)] = m;
     }
-    if (lid == 0)
-        wg_v2max[get_group_id(0)] = red[0];
 }
 
 /* Pass 2a: within block b (BP_SCAN_BLOCK cells) the exclusive prefix of
@@ -94,7 +99,7 @@ __kernel void bp_k_integrate(const bp_step_params P, __global const float *x,
 __kernel void bp_k_scan_blocks(const uint ncells, __global uint *cell_count,
                                __global uint *cell_local, __global uint *block_sum)
 {
-    __local uint tmp[BP_SCAN_LOCAL];
+    __local uint tmp[BP_SCAN_LOCAL + 1];
     uint lid = get_local_id(0);
     uint base = get_group_id(0) * BP_SCAN_BLOCK + lid * BP_SCAN_ITEMS;
     uint v[BP_SCAN_ITEMS];
@@ -125,7 +130,7 @@ __kernel void bp_k_scan_blocks(const uint ncells, __global uint *cell_count,
 __kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum, const uint nwg,
                             __global const float *wg_v2max, __global float *v2max)
 {
-    __local uint tmp[BP_SCAN_LOCAL];
+    __local uint tmp[BP_SCAN_LOCAL + 1];
     __local float red[BP_SCAN_LOCAL];
     uint lid = get_local_id(0);
     uint per = (nblocks + BP_SCAN_LOCAL - 1) / BP_SCAN_LOCAL;
@@ -147,13 +152,11 @@ __kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum, const 
         m = fmax(m, wg_v2max[k]);
     red[lid] = m;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = BP_SCAN_LOCAL / 2; off > 0; off >>= 1) {
-        if (lid < off)
-            red[lid] = fmax(red[lid], red[lid + off]);
-        barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        for (uint k = 1; k < BP_SCAN_LOCAL; k++)
+            m = fmax(m, red[k]);
+        v2max[0] = m;
     }
-    if (lid == 0)
-        v2max[0] = red[0];
 }
 
 /* Where cell c starts in sorted[], from the two scan levels. */

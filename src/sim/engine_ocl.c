@@ -32,7 +32,7 @@
  * constants are compiled into the program with -D. */
 #define BP_OCL_LOCAL 128
 #define BP_OCL_SCAN_LOCAL 256
-#define BP_OCL_SCAN_ITEMS 8
+#define BP_OCL_SCAN_ITEMS 16
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
 
 enum {
@@ -83,6 +83,7 @@ typedef struct ocl_engine {
     int attached;
     bp_ocl_fault fault;
     long steps;                 /* bp_engine_step calls so far */
+    int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -246,6 +247,16 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
     /* The per-ball local size must be a power of two (tree reduction) and
      * within what the device allows for these kernels. */
     size_t lim = BP_OCL_LOCAL;
+    /* BALLPIT_OCL_LOCAL=L overrides the per-ball local size (tuning only;
+     * rounded down to a power of two, within the device's limit). */
+    const char *env = getenv("BALLPIT_OCL_LOCAL");
+    if (env && *env) {
+        char *end = NULL;
+        long want = strtol(env, &end, 10);
+        if (*end != '\0' || want < 1 || want > 4096)
+            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LOCAL=%s is not 1..4096", env);
+        lim = (size_t)want;
+    }
     for (int k = 0; k < K_COUNT; k++) {
         size_t wg = 0;
         if (clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
@@ -526,6 +537,13 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     }
     if (failed)
         return broke(o, err);
+    if (o->profile) { /* BALLPIT_OCL_PROFILE=1: each kernel of one sub-step */
+        fprintf(stderr, "ballpit: opencl sub-step of %u balls, %u cells, local %zu (us):", o->n,
+                o->ncells, o->local);
+        for (int i = 0; i < K_COUNT; i++)
+            fprintf(stderr, " %s %.1f", k_names[i] + 5, k[i] * 1e6);
+        fprintf(stderr, "; step wall %.1f us per sub-step\n", wall * 1e6 / nsub);
+    }
     /* Device time per phase; what the events do not cover (launch cost,
      * the copy) is spread in proportion so the phases add up to the wall
      * time of the step, as the CPU engine's do. */
@@ -632,6 +650,8 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
     o->base.threads = 0;
     if (bp_ocl_fault_from_env(&o->fault, err, errlen))
         goto fail;
+    const char *prof = getenv("BALLPIT_OCL_PROFILE");
+    o->profile = prof && *prof && strcmp(prof, "0") != 0;
     bp_ocl_device d;
     if (pick_device(opts, &d, err, errlen))
         goto fail;
