@@ -60,6 +60,8 @@ typedef struct app {
     char title_scene[128];
     uint64_t rendered;
     double fps, fps_t0, frame_ms, hud_t;
+    double draw_sum, frame_sum;   /* over the current 0.5 s window */
+    double draw_avg, frame_avg;   /* means of the last window */
     int fps_frames;
     char hud_lines[8][200];
     char *state_last;
@@ -304,8 +306,8 @@ static void update_hud_text(app *a, const bp_snap *s)
     char balls[32];
     commas(balls, sizeof balls, s ? s->count : 0);
     snprintf(a->hud_lines[0], sizeof a->hud_lines[0],
-             "fps %.1f   draw %.2f ms   frame %.1f ms   (%s)", a->fps,
-             a->R.draw_ms, a->frame_ms, a->renderer_name);
+             "fps %.1f   draw %.2f ms   frame %.1f ms   (%s, %s)", a->fps,
+             a->draw_avg, a->frame_avg, a->renderer_name, a->R.mode);
     if (!s) {
         snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "starting the engine...");
         for (int i = 2; i < 8; i++)
@@ -393,6 +395,11 @@ static void write_state(app *a, const bp_snap *s)
         .screenshot_error = a->shot_err,
         .undo = s ? s->undo_depth : 0,
         .redo = s ? s->redo_depth : 0,
+        .fps = a->fps,
+        .draw_ms = a->draw_avg,
+        .frame_ms = a->frame_avg,
+        .step_ms = s ? s->step_ms : 0.0,
+        .rtf = s ? s->rtf : 0.0,
     };
     char buf[16384];
     int n = bp_state_format(&st, buf, sizeof buf);
@@ -482,14 +489,18 @@ static void frame(app *a, double now)
     }
     SDL_RenderPresent(a->ren);
     a->frame_ms = (now_s() - t0) * 1000.0;
-    write_state(a, s);
-
     a->fps_frames++;
+    a->draw_sum += a->R.draw_ms;
+    a->frame_sum += a->frame_ms;
     if (now - a->fps_t0 >= 0.5) {
         a->fps = a->fps_frames / (now - a->fps_t0);
+        a->draw_avg = a->draw_sum / a->fps_frames;
+        a->frame_avg = a->frame_sum / a->fps_frames;
+        a->draw_sum = a->frame_sum = 0.0;
         a->fps_frames = 0;
         a->fps_t0 = now;
     }
+    write_state(a, s);
 }
 
 static int logic_failed(app *a)

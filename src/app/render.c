@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "splat.h"
 
 static const SDL_Color bar_col = { 8, 10, 14, 255 };
 static const SDL_Color world_col = { 19, 23, 32, 255 };
@@ -82,6 +85,33 @@ static SDL_Texture *make_line(SDL_Renderer *r, char *err, size_t errlen)
     return t;
 }
 
+/* Does this renderer rasterise on the CPU? SDL's software renderer does;
+ * for OpenGL, ask the driver for its name (Mesa's llvmpipe, softpipe and
+ * swrast, Google's SwiftShader are CPU rasterisers). */
+static const char *software_raster(SDL_Renderer *r)
+{
+    SDL_RendererInfo info;
+    if (SDL_GetRendererInfo(r, &info) != 0)
+        return NULL;
+    if ((info.flags & SDL_RENDERER_SOFTWARE) || !strcmp(info.name, "software"))
+        return "software";
+    if (strncmp(info.name, "opengl", 6) != 0)
+        return NULL;
+    typedef const unsigned char *(*get_string_fn)(unsigned int);
+    get_string_fn get = NULL;
+    void *fp = SDL_GL_GetProcAddress("glGetString");
+    if (!fp || !SDL_GL_GetCurrentContext())
+        return NULL;
+    memcpy(&get, &fp, sizeof get); /* object -> function pointer, POSIX */
+    const char *name = (const char *)get(0x1F01 /* GL_RENDERER */);
+    static const char *const cpu[] = { "llvmpipe", "softpipe", "swrast",
+                                       "SwiftShader" };
+    for (size_t i = 0; name && i < sizeof cpu / sizeof cpu[0]; i++)
+        if (strstr(name, cpu[i]))
+            return cpu[i];
+    return NULL;
+}
+
 int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
 {
     memset(R, 0, sizeof *R);
@@ -99,6 +129,19 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
         bp_render_free(R);
         return -1;
     }
+    const char *force = SDL_getenv("BALLPIT_DRAW");
+    const char *soft = software_raster(r);
+    if (force && !strcmp(force, "pixels"))
+        R->pixels = 1;
+    else if (force && !strcmp(force, "geometry"))
+        R->pixels = 0;
+    else
+        R->pixels = soft != NULL;
+    if (R->pixels)
+        snprintf(R->mode, sizeof R->mode, "pixels%s%s%s", soft ? " (" : "",
+                 soft ? soft : "", soft ? ")" : "");
+    else
+        snprintf(R->mode, sizeof R->mode, "geometry");
     return 0;
 }
 
@@ -109,6 +152,9 @@ void bp_render_free(bp_render *R)
             SDL_DestroyTexture(R->circle[i]);
     if (R->line)
         SDL_DestroyTexture(R->line);
+    if (R->px_tex)
+        SDL_DestroyTexture(R->px_tex);
+    bp_splatter_free(&R->splatter);
     free(R->xy);
     free(R->uv);
     free(R->col);
@@ -271,8 +317,59 @@ static SDL_Texture *pick_circle(bp_render *R, const bp_snap *s, float scale)
     return R->circle[lvl];
 }
 
-int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
+/* Balls splatted into a streaming texture covering the world box on
+ * screen, then one copy. */
+static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
                        char *err, size_t errlen)
+{
+    int x0 = (int)floorf(v->ox), y0 = (int)floorf(v->oy);
+    int tw = (int)ceilf(v->ox + v->world_w * v->scale) - x0;
+    int th = (int)ceilf(v->oy + v->world_h * v->scale) - y0;
+    if (tw <= 0 || th <= 0)
+        return 0;
+    if (!R->px_tex || R->px_w != tw || R->px_h != th) {
+        if (R->px_tex)
+            SDL_DestroyTexture(R->px_tex);
+        R->px_tex = SDL_CreateTexture(R->r, SDL_PIXELFORMAT_ARGB8888,
+                                      SDL_TEXTUREACCESS_STREAMING, tw, th);
+        if (!R->px_tex) {
+            snprintf(err, errlen, "ball texture %dx%d: %s", tw, th,
+                     SDL_GetError());
+            return -1;
+        }
+        R->px_w = tw;
+        R->px_h = th;
+    }
+    void *pixels;
+    int pitch;
+    if (SDL_LockTexture(R->px_tex, NULL, &pixels, &pitch) != 0) {
+        snprintf(err, errlen, "SDL_LockTexture: %s", SDL_GetError());
+        return -1;
+    }
+    uint32_t *buf = pixels;
+    int stride = pitch / 4;
+    bp_splat_clear(buf, tw, th, stride,
+                   0xff000000u | (uint32_t)world_col.r << 16 |
+                       (uint32_t)world_col.g << 8 | world_col.b);
+    const float sc = v->scale, ox = v->ox - (float)x0, oy = v->oy - (float)y0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        bp_rgb c = R->pal[bp_speed_index(s->speed[i])];
+        bp_splatter_disc(&R->splatter, buf, tw, th, stride, ox + s->x[i] * sc,
+                      oy + s->y[i] * sc, s->r[i] * sc,
+                      (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b);
+    }
+    SDL_UnlockTexture(R->px_tex);
+    SDL_Rect dst = { x0, y0, tw, th };
+    if (SDL_RenderCopy(R->r, R->px_tex, NULL, &dst) != 0) {
+        snprintf(err, errlen, "drawing balls: %s", SDL_GetError());
+        return -1;
+    }
+    return 0;
+}
+
+/* Lines of the snapshot, width scaled with the view but kept visible. */
+static int snapshot_lines(bp_render *R, const bp_view *v, const bp_snap *s,
+                          char *err, size_t errlen)
 {
     float lw = 2.0f * v->scale;
     lw = lw < 1.5f ? 1.5f : lw > 4.0f ? 4.0f : lw;
@@ -280,8 +377,35 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
         snprintf(err, errlen, "drawing lines: %s", SDL_GetError());
         return -1;
     }
-    Uint64 t0 = SDL_GetPerformanceCounter();
+    return 0;
+}
+
+static double ms_since(Uint64 t0)
+{
+    return (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 /
+           (double)SDL_GetPerformanceFrequency();
+}
+
+int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
+                       char *err, size_t errlen)
+{
     uint32_t n = s->count;
+    Uint64 t0 = SDL_GetPerformanceCounter();
+    if (R->pixels) {
+        /* The ball texture is opaque over the world box: lines go on top. */
+        int rc = n ? draw_pixels(R, v, s, err, errlen) : 0;
+        R->draw_ms = ms_since(t0);
+        if (rc != 0) {
+            /* The streaming texture failed: use geometry from now on. */
+            R->pixels = 0;
+            snprintf(R->mode, sizeof R->mode, "geometry");
+            return -1;
+        }
+        return snapshot_lines(R, v, s, err, errlen);
+    }
+    if (snapshot_lines(R, v, s, err, errlen) != 0)
+        return -1;
+    t0 = SDL_GetPerformanceCounter();
     if (n == 0) {
         R->draw_ms = 0.0;
         return 0;
@@ -311,8 +435,7 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
                                    sizeof(SDL_Color), R->uv, 2 * sizeof(float),
                                    (int)(4 * n), R->idx, (int)(6 * n),
                                    sizeof(int));
-    R->draw_ms = (double)(SDL_GetPerformanceCounter() - t0) * 1000.0 /
-                 (double)SDL_GetPerformanceFrequency();
+    R->draw_ms = ms_since(t0);
     if (rc != 0) {
         snprintf(err, errlen, "drawing balls: %s", SDL_GetError());
         return -1;

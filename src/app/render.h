@@ -7,6 +7,12 @@
  * change and are filled once when the buffers grow; per frame only the
  * positions and colours are rewritten. Lines are thin textured quads in a
  * second call, so they get soft edges too.
+ *
+ * When the renderer rasterises in software (SDL's software renderer, or
+ * OpenGL on Mesa llvmpipe/softpipe as under Xvfb), the balls are instead
+ * splatted into a pixel buffer (splat.c) that is uploaded as one streaming
+ * texture and drawn with one copy: same picture, ~15x cheaper there.
+ * BALLPIT_DRAW=geometry or BALLPIT_DRAW=pixels forces either way.
  */
 #ifndef BP_RENDER_H
 #define BP_RENDER_H
@@ -14,6 +20,7 @@
 #include <SDL.h>
 
 #include "colormap.h"
+#include "splat.h"
 #include "snapshot.h"
 #include "view.h"
 
@@ -35,6 +42,12 @@ typedef struct bp_render {
     int *lidx;
     uint32_t lcap;
     double draw_ms;     ///< building + submitting the ball batch, last frame
+    /* pixel-buffer path */
+    int pixels;         ///< 1: balls are splatted into px_tex
+    SDL_Texture *px_tex;
+    bp_splatter splatter;
+    int px_w, px_h;
+    char mode[48];      ///< "geometry" or "pixels (llvmpipe)" for the HUD
 } bp_render;
 
 /// Creates the textures. Returns 0 or -1 with a reason.

@@ -28,6 +28,11 @@ typedef struct bp_app_state {
     const char *last_screenshot;  ///< path of the last good screenshot
     const char *screenshot_error; ///< reason of the last failed one, or ""
     uint32_t undo, redo;
+    double fps;              ///< frames drawn per second (last 0.5 s)
+    double draw_ms;          ///< building + submitting the ball batch, mean
+    double frame_ms;         ///< whole frame incl. HUD and present, mean
+    double step_ms;          ///< simulation wall ms for the last frame
+    double rtf;              ///< real-time factor of the simulation
 } bp_app_state;
 
 /// Formats s as one JSON object (ending in a newline) into buf. Returns

@@ -95,6 +95,32 @@ def pixel(png, x, y):
     return tuple(rows[y][o:o + 3])
 
 
+def start_xvfb(screen="1600x900x24"):
+    """Starts Xvfb on a display number it picks itself (-displayfd).
+    Returns (process, ":N") or (None, None)."""
+    if not shutil.which("Xvfb"):
+        skip("Xvfb is not installed (apt-get install xvfb)")
+    r, w = os.pipe()
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(w), "-screen", "0", screen,
+         "-nolisten", "tcp", "-noreset"],
+        pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(w)
+    num = b""
+    deadline = time.time() + 20
+    while time.time() < deadline and not num.endswith(b"\n"):
+        chunk = os.read(r, 16)
+        if not chunk:
+            break
+        num += chunk
+    os.close(r)
+    if not num.strip():
+        proc.kill()
+        proc.wait()
+        return None, None
+    return proc, ":" + num.decode().strip()
+
+
 class Sandbox:
     """Xvfb + the ballpit window + helpers. Use as a context manager."""
 
@@ -115,25 +141,12 @@ class Sandbox:
         self.wid = None
 
     def __enter__(self):
-        r, w = os.pipe()
-        self.xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(w), "-screen", "0", self.screen,
-             "-nolisten", "tcp", "-noreset"],
-            pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        os.close(w)
-        num = b""
-        deadline = time.time() + 20
-        while time.time() < deadline and not num.endswith(b"\n"):
-            chunk = os.read(r, 16)
-            if not chunk:
-                break
-            num += chunk
-        os.close(r)
-        if not num.strip():
+        self.xvfb, display = start_xvfb(self.screen)
+        if not self.xvfb:
             self.close()
             skip("Xvfb did not start")
         self.env = dict(os.environ)
-        self.env["DISPLAY"] = ":" + num.decode().strip()
+        self.env["DISPLAY"] = display
         self.env["SDL_VIDEODRIVER"] = "x11"
         # Tests must not write into the user's folders.
         self.env["HOME"] = self.tmp

@@ -1,0 +1,157 @@
+/* test_splat.c - anti-aliased discs in a pixel buffer (src/app/splat.c):
+ * the covered area is pi r^2, the sprite cache draws what the exact
+ * routine draws, and nothing is written outside the buffer. */
+#include <stdlib.h>
+
+#include "app/splat.h"
+#include "test.h"
+
+enum { W = 64, H = 48, PAD = 8, STRIDE = W + 2 * PAD };
+
+/* Buffer with a guard frame of PAD pixels around the W x H image. */
+static uint32_t *frame_buf(void)
+{
+    uint32_t *b = malloc(sizeof(uint32_t) * STRIDE * (H + 2 * PAD));
+    if (b)
+        for (int i = 0; i < STRIDE * (H + 2 * PAD); i++)
+            b[i] = 0xdeadbeefu;
+    return b;
+}
+
+static uint32_t *img(uint32_t *b)
+{
+    return b + PAD * STRIDE + PAD;
+}
+
+/* Drawing white on black: the blue channel is the coverage. */
+static double area(uint32_t *b)
+{
+    double sum = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            sum += (img(b)[y * STRIDE + x] & 0xff) / 255.0;
+    return sum;
+}
+
+static int guard_intact(uint32_t *b)
+{
+    for (int y = 0; y < H + 2 * PAD; y++)
+        for (int x = 0; x < STRIDE; x++) {
+            int inside = y >= PAD && y < PAD + H && x >= PAD && x < PAD + W;
+            if (!inside && b[y * STRIDE + x] != 0xdeadbeefu)
+                return 0;
+        }
+    return 1;
+}
+
+static int area_is_pi_r_squared(void)
+{
+    uint32_t *b = frame_buf();
+    ENSURE(b);
+    bp_splatter sp;
+    bp_splatter_init(&sp);
+    const float radii[] = { 1.0f, 1.5f, 2.25f, 4.0f, 7.5f, 12.0f };
+    for (int k = 0; k < 6; k++) {
+        for (int sprite = 0; sprite < 2; sprite++) {
+            float r = radii[k];
+            bp_splat_clear(img(b), W, H, STRIDE, 0xff000000u);
+            if (sprite)
+                bp_splatter_disc(&sp, img(b), W, H, STRIDE, 30.3f, 20.6f, r,
+                                 0xffffff);
+            else
+                bp_splat_disc(img(b), W, H, STRIDE, 30.3f, 20.6f, r, 0xffffff);
+            double want = 3.14159265 * r * r;
+            /* Edge approximation: within ~4% plus a pixel's worth. */
+            ENSURE_NEAR(area(b), want, 0.04 * want + 1.0);
+        }
+    }
+    ENSURE(guard_intact(b));
+    bp_splatter_free(&sp);
+    free(b);
+    return 0;
+}
+
+static int sprite_matches_exact(void)
+{
+    uint32_t *a = frame_buf(), *c = frame_buf();
+    ENSURE(a && c);
+    bp_splatter sp;
+    bp_splatter_init(&sp);
+    for (int t = 0; t < 40; t++) {
+        float cx = 10.0f + (float)t * 1.13f, cy = 8.0f + (float)(t % 7) * 4.37f;
+        float r = 0.75f + (float)(t % 10) * 0.7f;
+        bp_splat_clear(img(a), W, H, STRIDE, 0xff000000u);
+        bp_splat_clear(img(c), W, H, STRIDE, 0xff000000u);
+        bp_splat_disc(img(a), W, H, STRIDE, cx, cy, r, 0xffffff);
+        bp_splatter_disc(&sp, img(c), W, H, STRIDE, cx, cy, r, 0xffffff);
+        int worst = 0;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                int d = (int)(img(a)[y * STRIDE + x] & 0xff) -
+                        (int)(img(c)[y * STRIDE + x] & 0xff);
+                d = d < 0 ? -d : d;
+                worst = d > worst ? d : worst;
+            }
+        /* Centre quantised to 1/8 px, radius to 1/16 px: an edge pixel
+         * may differ by about a fifth of full coverage. */
+        ENSURE(worst <= 64);
+    }
+    bp_splatter_free(&sp);
+    free(a);
+    free(c);
+    return 0;
+}
+
+static int clipped_at_every_edge(void)
+{
+    uint32_t *b = frame_buf();
+    ENSURE(b);
+    bp_splatter sp;
+    bp_splatter_init(&sp);
+    bp_splat_clear(img(b), W, H, STRIDE, 0xff000000u);
+    const float pts[][2] = { { 0, 0 }, { W, 0 }, { 0, H }, { W, H },
+                             { -3, 20 }, { W + 3, 20 }, { 30, -3 }, { 30, H + 3 },
+                             { -500, -500 }, { 1e9f, 5 } };
+    for (int i = 0; i < 10; i++) {
+        bp_splatter_disc(&sp, img(b), W, H, STRIDE, pts[i][0], pts[i][1], 5,
+                         0xffffff);
+        bp_splat_disc(img(b), W, H, STRIDE, pts[i][0], pts[i][1], 20, 0xffffff);
+    }
+    float nan = 0.0f / 0.0f;
+    bp_splatter_disc(&sp, img(b), W, H, STRIDE, nan, 5, 3, 0xffffff);
+    bp_splat_disc(img(b), W, H, STRIDE, 5, 5, nan, 0xffffff);
+    ENSURE(guard_intact(b));
+    ENSURE((img(b)[0] & 0xff) == 255); /* the corner disc is there */
+    bp_splatter_free(&sp);
+    free(b);
+    return 0;
+}
+
+static int blends_over_background(void)
+{
+    uint32_t *b = frame_buf();
+    ENSURE(b);
+    bp_splat_clear(img(b), W, H, STRIDE, 0xff204060u);
+    bp_splat_disc(img(b), W, H, STRIDE, 32.3f, 24.5f, 6, 0xff0000);
+    uint32_t centre = img(b)[24 * STRIDE + 32];
+    ENSURE(centre == 0xffff0000u);
+    uint32_t far = img(b)[2 * STRIDE + 2];
+    ENSURE(far == 0xff204060u);
+    /* A rim pixel lies between the two colours in every channel. */
+    uint32_t rim = img(b)[24 * STRIDE + 38];
+    ENSURE(((rim >> 16) & 0xff) > 0x20 && ((rim >> 16) & 0xff) < 0xff);
+    ENSURE((rim & 0xff) < 0x60);
+    free(b);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const bp_test tests[] = {
+        BP_TEST(area_is_pi_r_squared),
+        BP_TEST(sprite_matches_exact),
+        BP_TEST(clipped_at_every_edge),
+        BP_TEST(blends_over_background),
+    };
+    return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
+}
