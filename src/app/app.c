@@ -306,8 +306,9 @@ static void update_hud_text(app *a, const bp_snap *s)
     char balls[32];
     commas(balls, sizeof balls, s ? s->count : 0);
     snprintf(a->hud_lines[0], sizeof a->hud_lines[0],
-             "fps %.1f   draw %.2f ms   frame %.1f ms   (%s, %s)", a->fps,
-             a->draw_avg, a->frame_avg, a->renderer_name, a->R.mode);
+             "fps %.1f   draw %.2f ms   frame %.1f ms   (%s, %s%s%s)", a->fps,
+             a->draw_avg, a->frame_avg, a->R.mode, a->renderer_name,
+             a->R.raster[0] ? "/" : "", a->R.raster);
     if (!s) {
         snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "starting the engine...");
         for (int i = 2; i < 8; i++)
@@ -425,8 +426,7 @@ static void write_state(app *a, const bp_snap *s)
 static void frame(app *a, double now)
 {
     double t0 = now_s();
-    int fresh = 0;
-    const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, &fresh);
+    const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, NULL);
     int ow = 0, oh = 0;
     if (SDL_GetRendererOutputSize(a->ren, &ow, &oh) != 0) {
         ow = a->view.win_w;
@@ -460,11 +460,9 @@ static void frame(app *a, double now)
     }
     draw_previews(a);
 
-    if (now - a->hud_t >= 0.25 || a->hud_lines[0][0] == '\0' || fresh == 0) {
-        if (now - a->hud_t >= 0.25 || a->hud_lines[0][0] == '\0') {
-            update_hud_text(a, s);
-            a->hud_t = now;
-        }
+    if (now - a->hud_t >= 0.25 || a->hud_lines[0][0] == '\0') {
+        update_hud_text(a, s);
+        a->hud_t = now;
     }
     const char *lines[8];
     int n = 0;

@@ -3,6 +3,7 @@
  * Order: --font PATH; then well-known paths (Debian/Ubuntu fonts-dejavu-core
  * first, then Fedora, Arch, macOS); then `fc-match` when installed. No font
  * is not an error: the sandbox runs without a HUD and says so once.
+ * BALLPIT_FONT_SEARCH=0 in the environment turns the search off (tests).
  */
 #ifndef BP_FONTFIND_H
 #define BP_FONTFIND_H

@@ -137,11 +137,8 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
         R->pixels = 0;
     else
         R->pixels = soft != NULL;
-    if (R->pixels)
-        snprintf(R->mode, sizeof R->mode, "pixels%s%s%s", soft ? " (" : "",
-                 soft ? soft : "", soft ? ")" : "");
-    else
-        snprintf(R->mode, sizeof R->mode, "geometry");
+    snprintf(R->raster, sizeof R->raster, "%s", soft ? soft : "");
+    snprintf(R->mode, sizeof R->mode, "%s", R->pixels ? "pixels" : "geometry");
     return 0;
 }
 

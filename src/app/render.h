@@ -47,7 +47,8 @@ typedef struct bp_render {
     SDL_Texture *px_tex;
     bp_splatter splatter;
     int px_w, px_h;
-    char mode[48];      ///< "geometry" or "pixels (llvmpipe)" for the HUD
+    char mode[16];      ///< "geometry" or "pixels", for the HUD
+    char raster[16];    ///< CPU rasteriser found ("llvmpipe") or ""
 } bp_render;
 
 /// Creates the textures. Returns 0 or -1 with a reason.

@@ -273,6 +273,52 @@ class Sandbox:
             fail("screenshot failed: " + s["screenshot_error"])
         return s["last_screenshot"]
 
+    def close_window(self):
+        """Asks the window to close as a window manager's close button does
+        (a WM_DELETE_WINDOW client message, sent through libX11)."""
+        import ctypes
+        import ctypes.util
+
+        lib = ctypes.util.find_library("X11")
+        if not lib:
+            skip("libX11 not found for the close-button test")
+        x = ctypes.CDLL(lib)
+        x.XOpenDisplay.restype = ctypes.c_void_p
+        x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+        x.XInternAtom.restype = ctypes.c_ulong
+        x.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+
+        class ClientMessage(ctypes.Structure):
+            _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong),
+                        ("send_event", ctypes.c_int), ("display", ctypes.c_void_p),
+                        ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
+                        ("format", ctypes.c_int), ("l", ctypes.c_long * 5)]
+
+        class XEvent(ctypes.Union):
+            _fields_ = [("xclient", ClientMessage), ("pad", ctypes.c_long * 24)]
+
+        x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int,
+                                 ctypes.c_long, ctypes.POINTER(XEvent)]
+        x.XFlush.argtypes = [ctypes.c_void_p]
+        x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+        d = x.XOpenDisplay(self.env["DISPLAY"].encode())
+        if not d:
+            fail("cannot open the X display to close the window")
+        ev = XEvent()
+        ev.xclient.type = 33  # ClientMessage
+        ev.xclient.window = int(self.wid)
+        ev.xclient.message_type = x.XInternAtom(d, b"WM_PROTOCOLS", 0)
+        ev.xclient.format = 32
+        ev.xclient.l[0] = x.XInternAtom(d, b"WM_DELETE_WINDOW", 0)
+        ev.xclient.l[1] = 0  # CurrentTime
+        x.XSendEvent(d, int(self.wid), 0, 0, ctypes.byref(ev))
+        x.XFlush(d)
+        x.XCloseDisplay(d)
+        try:
+            return self.app.wait(20)
+        except subprocess.TimeoutExpired:
+            fail("ballpit did not quit when its window was closed")
+
     def quit(self):
         self.key("Escape")
         try:
