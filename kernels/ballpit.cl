@@ -8,11 +8,14 @@
  *
  *   bp_k_integrate    per ball: gravity, speed cap, cell index; counts the
  *                     balls per cell (atomic_inc gives each ball a slot in
- *                     its cell) and the work-group's largest speed^2
+ *                     its cell) and its speed^2;
+ *                     only in the first sub-step of a step: later ones
+ *                     do this at the end of bp_k_move
  *   bp_k_scan_blocks  per cell block: exclusive prefix sum of the counts
- *                     inside the block, block totals; clears the counts
+ *                     inside the block, block totals; clears the counts;
+ *                     the largest speed^2 of a share of the balls
  *   bp_k_scan_top     one work-group: prefix of the block totals, and the
- *                     largest speed^2 over the work-groups of integrate
+ *                     largest speed^2 over the blocks
  *   bp_k_scatter      per ball: sorted[cell start + slot] = i
  *   bp_k_cell_sort    per cell: final cell_start[], and the cell's short
  *                     list sorted by ball index, because the atomic slots
@@ -20,7 +23,8 @@
  *                     CPU's counting sort (cells ascending, ties by index)
  *   bp_k_partner      per ball: bp_find_partner
  *   bp_k_respond      per ball: bp_respond
- *   bp_k_move         per ball: bp_move_static
+ *   bp_k_move         per ball: bp_move_static, then pass 1 of the next
+ *                     sub-step
  *
  * All kernels take the global size rounded up to the local size and check
  * their index (an OpenCL 1.2 NDRange must be a multiple of the local size).
@@ -65,43 +69,50 @@ static uint bp_group_scan(__local uint *tmp, uint v, uint *total)
     return tmp[lid];
 }
 
-/* Pass 1 (+ counting for pass 2). wg_v2max gets one value per work-group;
- * bp_k_scan_top reduces them, so no float atomics are needed. */
+/* Pass 1 for ball i (+ counting for pass 2): gravity and the speed cap,
+ * the ball's cell, its slot among the balls of that cell (atomic_inc),
+ * and its speed^2 into v2[i]; bp_k_scan_blocks reduces v2[] to the
+ * maximum, alongside its own work, so no kernel needs an atomic_max or a
+ * barrier of its own for it. */
+static void bp_integrate_one(uint i, const bp_step_params *P, __global const float *x,
+                             __global const float *y, __global float *vx, __global float *vy,
+                             __global uint *cell, const uint count, __global uint *slot,
+                             __global uint *cell_count, __global float *v2)
+{
+    v2[i] = bp_integrate(i, P, vx, vy);
+    uint c = bp_cell_of(P, x[i], y[i]);
+    cell[i] = c;
+    if (count)
+        slot[i] = atomic_inc(&cell_count[c]);
+}
+
+/* Pass 1 of the first sub-step of a step (later sub-steps integrate at
+ * the end of bp_k_move). */
 __kernel void bp_k_integrate(const bp_step_params P, __global const float *x,
                              __global const float *y, __global float *vx, __global float *vy,
-                             __global uint *cell, __global uint *slot,
-                             __global uint *cell_count, __global float *wg_v2max,
-                             __local float *red)
+                             __global uint *cell, const uint count, __global uint *slot,
+                             __global uint *cell_count, __global float *v2)
 {
-    uint i = get_global_id(0), lid = get_local_id(0), ls = get_local_size(0);
-    float v2 = 0.0f;
-    if (i < P.n) {
-        v2 = bp_integrate(i, &P, vx, vy);
-        uint c = bp_cell_of(&P, x[i], y[i]);
-        cell[i] = c;
-        slot[i] = atomic_inc(&cell_count[c]);
-    }
-    red[lid] = v2;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* One work-item takes the maximum serially: one barrier instead of a
-     * tree's log2(L) (see bp_group_scan for why). */
-    if (lid == 0) {
-        float m = red[0];
-        for (uint k = 1; k < ls; k++)
-            m = fmax(m, red[k]);
-        wg_v2max[get_group_id(0)] = m;
-    }
+    uint i = get_global_id(0);
+    if (i < P.n)
+        bp_integrate_one(i, &P, x, y, vx, vy, cell, count, slot, cell_count, v2);
 }
 
 /* Pass 2a: within block b (BP_SCAN_BLOCK cells) the exclusive prefix of
  * the counts into cell_local[]; the block's total into block_sum[b]. The
- * counts are cleared for the next sub-step's bp_k_integrate. */
+ * counts are cleared for the next sub-step's pass 1. Also, work-group b
+ * takes the maximum of its share of v2[] (n balls split evenly over the
+ * blocks) into block_v2max[b]. One barrier: work-item 0 does the serial
+ * parts (see bp_group_scan). */
 __kernel void bp_k_scan_blocks(const uint ncells, __global uint *cell_count,
-                               __global uint *cell_local, __global uint *block_sum)
+                               __global uint *cell_local, __global uint *block_sum,
+                               const uint n, __global const float *v2,
+                               __global float *block_v2max)
 {
     __local uint tmp[BP_SCAN_LOCAL + 1];
-    uint lid = get_local_id(0);
-    uint base = get_group_id(0) * BP_SCAN_BLOCK + lid * BP_SCAN_ITEMS;
+    __local float red[BP_SCAN_LOCAL];
+    uint lid = get_local_id(0), g = get_group_id(0);
+    uint base = g * BP_SCAN_BLOCK + lid * BP_SCAN_ITEMS;
     uint v[BP_SCAN_ITEMS];
     uint sum = 0;
     for (uint k = 0; k < BP_SCAN_ITEMS; k++) {
@@ -113,6 +124,12 @@ __kernel void bp_k_scan_blocks(const uint ncells, __global uint *cell_count,
         }
         sum += v[k];
     }
+    uint share = (n + get_num_groups(0) - 1) / get_num_groups(0);
+    uint b0 = g * share, b1 = min(n, b0 + share);
+    float m = 0.0f;
+    for (uint k = b0 + lid; k < b1; k += BP_SCAN_LOCAL)
+        m = fmax(m, v2[k]);
+    red[lid] = m;
     uint total;
     uint run = bp_group_scan(tmp, sum, &total);
     for (uint k = 0; k < BP_SCAN_ITEMS; k++) {
@@ -121,14 +138,19 @@ __kernel void bp_k_scan_blocks(const uint ncells, __global uint *cell_count,
             cell_local[c] = run;
         run += v[k];
     }
-    if (lid == 0)
-        block_sum[get_group_id(0)] = total;
+    if (lid == 0) {
+        block_sum[g] = total;
+        /* red[] was written before bp_group_scan's first barrier */
+        for (uint k = 1; k < BP_SCAN_LOCAL; k++)
+            m = fmax(m, red[k]);
+        block_v2max[g] = m;
+    }
 }
 
 /* Pass 2b, one work-group of BP_SCAN_LOCAL: block_sum[] becomes its own
- * exclusive prefix; wg_v2max[0..nwg) is reduced into v2max[0]. */
-__kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum, const uint nwg,
-                            __global const float *wg_v2max, __global float *v2max)
+ * exclusive prefix; the block maxima of speed^2 are reduced into v2max[0]. */
+__kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum,
+                            __global const float *block_v2max, __global float *v2max)
 {
     __local uint tmp[BP_SCAN_LOCAL + 1];
     __local float red[BP_SCAN_LOCAL];
@@ -136,9 +158,13 @@ __kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum, const 
     uint per = (nblocks + BP_SCAN_LOCAL - 1) / BP_SCAN_LOCAL;
     uint b0 = lid * per;
     uint sum = 0;
+    float m = 0.0f;
     for (uint k = 0; k < per; k++)
-        if (b0 + k < nblocks)
+        if (b0 + k < nblocks) {
             sum += block_sum[b0 + k];
+            m = fmax(m, block_v2max[b0 + k]);
+        }
+    red[lid] = m;
     uint total;
     uint run = bp_group_scan(tmp, sum, &total);
     for (uint k = 0; k < per; k++)
@@ -147,11 +173,6 @@ __kernel void bp_k_scan_top(const uint nblocks, __global uint *block_sum, const 
             block_sum[b0 + k] = run;
             run += s;
         }
-    float m = 0.0f;
-    for (uint k = lid; k < nwg; k += BP_SCAN_LOCAL)
-        m = fmax(m, wg_v2max[k]);
-    red[lid] = m;
-    barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         for (uint k = 1; k < BP_SCAN_LOCAL; k++)
             m = fmax(m, red[k]);
@@ -203,6 +224,41 @@ __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uin
     }
 }
 
+/* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's
+ * serial counting sort (count, prefix, scatter in ball order, so ties are
+ * in ball-index order without any sorting) and the largest speed^2.
+ * On PoCL the parallel path above costs more than this: its atomics drain
+ * the store buffer, and its per-cell kernels keep per-work-item state
+ * across barriers in memory. On a GPU one work-item would be far too slow,
+ * so engine_ocl.c picks by device type (BALLPIT_OCL_GRID overrides). */
+__kernel void bp_k_grid_serial(const uint n, const uint ncells, __global const uint *cell,
+                               __global uint *cell_count, __global uint *cell_start,
+                               __global uint *sorted, __global const float *v2,
+                               __global float *v2max)
+{
+    if (get_global_id(0) != 0)
+        return;
+    for (uint c = 0; c < ncells; c++)
+        cell_count[c] = 0u;
+    float m = 0.0f;
+    for (uint i = 0; i < n; i++) {
+        cell_count[cell[i]]++;
+        m = fmax(m, v2[i]);
+    }
+    /* exclusive prefix; the counts become the cursors of the scatter */
+    uint run = 0u;
+    for (uint c = 0; c < ncells; c++) {
+        uint k = cell_count[c];
+        cell_start[c] = run;
+        cell_count[c] = run;
+        run += k;
+    }
+    cell_start[ncells] = run;
+    for (uint i = 0; i < n; i++)
+        sorted[cell_count[cell[i]]++] = i;
+    v2max[0] = m;
+}
+
 /* The neighbour search reach of this sub-step, as the CPU engine computes
  * it: from the square root of the largest speed^2 after integration. */
 static bp_i32 bp_reach_now(const bp_step_params *P, __global const float *v2max)
@@ -240,18 +296,24 @@ __kernel void bp_k_respond(const bp_step_params P, __global const float *v2max,
                nvx, nvy, cpx, cpy);
 }
 
-/* Pass 5. */
+/* Pass 5, and pass 1 of the next sub-step when integrate_next is set
+ * (all but the last sub-step of a step): ball i's own data is in
+ * registers and cache already, and a launch is saved. */
 __kernel void bp_k_move(const bp_step_params P, __global float *x, __global float *y,
                         __global float *vx, __global float *vy, __global const float *nvx,
                         __global const float *nvy, __global const float *cpx,
                         __global const float *cpy, __global const float *r,
                         __global const float *lx1, __global const float *ly1,
                         __global const float *lx2, __global const float *ly2,
-                        __global const uint *seg_start, __global const uint *seg_list)
+                        __global const uint *seg_start, __global const uint *seg_list,
+                        const uint integrate_next, __global uint *cell, const uint count,
+                        __global uint *slot, __global uint *cell_count, __global float *v2)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
     bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2, ly2, seg_start,
                    seg_list);
+    if (integrate_next)
+        bp_integrate_one(i, &P, x, y, vx, vy, cell, count, slot, cell_count, v2);
 }

@@ -37,7 +37,7 @@
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_PARTNER, K_RESPOND,
-    K_MOVE, K_COUNT
+    K_MOVE, K_GRID_SERIAL, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
@@ -45,17 +45,16 @@ static const char *const k_names[K_COUNT] = {
     [K_SCAN_TOP] = "bp_k_scan_top",   [K_SCATTER] = "bp_k_scatter",
     [K_CELL_SORT] = "bp_k_cell_sort", [K_PARTNER] = "bp_k_partner",
     [K_RESPOND] = "bp_k_respond",     [K_MOVE] = "bp_k_move",
+    [K_GRID_SERIAL] = "bp_k_grid_serial",
 };
 
 /* Device buffers, grouped by what sizes them. */
 enum {
     /* per ball */
     B_X, B_Y, B_VX, B_VY, B_R, B_M, B_NVX, B_NVY, B_CPX, B_CPY, B_CELL, B_SLOT, B_SORTED,
-    B_BEST, B_BX, B_BY, B_BVX, B_BVY,
-    /* per work-group of the per-ball kernels */
-    B_WG_V2MAX,
-    /* per cell, per cell + 1, per scan block */
-    B_COUNT, B_LOCAL, B_START, B_BLOCK,
+    B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY,
+    /* per cell, per cell + 1, per scan block (two) */
+    B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
     /* lines, segment grid cells + 1, segment grid list */
     B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST,
     /* one float */
@@ -75,8 +74,9 @@ typedef struct ocl_engine {
     cl_mem b[B_NUM];
     size_t cap[B_NUM];          /* elements allocated per buffer */
     size_t local;               /* per-ball local size */
+    int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
     bp_step_params P;           /* from the attached world */
-    uint32_t n, ncells, nblocks, nwg;
+    uint32_t n, ncells, nblocks;
     bp_seggrid sg;
     uint32_t balls_version, lines_version;
     float width, height;
@@ -287,13 +287,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     bp_step_setup(w, &o->sg, &P);
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
     uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
-    uint32_t nwg = (uint32_t)((n + o->local - 1) / o->local);
 
     const size_t f = sizeof(float), u = sizeof(cl_uint);
     for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
         if (reserve(o, b, n, f, err, errlen))
             return -1;
-    if (reserve(o, B_WG_V2MAX, nwg, f, err, errlen) || reserve(o, B_COUNT, ncells, u, err, errlen) ||
+    if (reserve(o, B_BLOCK_V2MAX, nblocks, f, err, errlen) ||
+        reserve(o, B_COUNT, ncells, u, err, errlen) ||
         reserve(o, B_LOCAL, ncells, u, err, errlen) ||
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, nblocks, u, err, errlen) || reserve(o, B_V2MAX, 1, f, err, errlen))
@@ -335,7 +335,6 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->n = n;
     o->ncells = ncells;
     o->nblocks = nblocks;
-    o->nwg = nwg;
     o->balls_version = w->balls_version;
     o->lines_version = w->lines_version;
     o->width = w->params.width;
@@ -345,31 +344,33 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->read_backup = 0;
 
     /* Arguments that stay the same until the next attach. */
-    const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks, cu_nwg = nwg;
+    const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks;
     const size_t ps = sizeof P;
-    size_t lbytes = o->local * sizeof(float);
     int a = 0;
     a |= set_arg(o, K_INTEGRATE, 0, ps, &P, err, errlen);
     a |= set_mem(o, K_INTEGRATE, 1, B_X, err, errlen);
     a |= set_mem(o, K_INTEGRATE, 2, B_Y, err, errlen);
     a |= set_mem(o, K_INTEGRATE, 3, B_VX, err, errlen);
     a |= set_mem(o, K_INTEGRATE, 4, B_VY, err, errlen);
+    const cl_uint count = o->grid_serial ? 0u : 1u; /* atomic slots for the parallel grid */
     a |= set_mem(o, K_INTEGRATE, 5, B_CELL, err, errlen);
-    a |= set_mem(o, K_INTEGRATE, 6, B_SLOT, err, errlen);
-    a |= set_mem(o, K_INTEGRATE, 7, B_COUNT, err, errlen);
-    a |= set_mem(o, K_INTEGRATE, 8, B_WG_V2MAX, err, errlen);
-    a |= set_arg(o, K_INTEGRATE, 9, lbytes, NULL, err, errlen);
+    a |= set_arg(o, K_INTEGRATE, 6, sizeof count, &count, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 7, B_SLOT, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 8, B_COUNT, err, errlen);
+    a |= set_mem(o, K_INTEGRATE, 9, B_V2, err, errlen);
 
     a |= set_arg(o, K_SCAN_BLOCKS, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 1, B_COUNT, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 2, B_LOCAL, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 3, B_BLOCK, err, errlen);
+    a |= set_arg(o, K_SCAN_BLOCKS, 4, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_mem(o, K_SCAN_BLOCKS, 5, B_V2, err, errlen);
+    a |= set_mem(o, K_SCAN_BLOCKS, 6, B_BLOCK_V2MAX, err, errlen);
 
     a |= set_arg(o, K_SCAN_TOP, 0, sizeof cu_nblocks, &cu_nblocks, err, errlen);
     a |= set_mem(o, K_SCAN_TOP, 1, B_BLOCK, err, errlen);
-    a |= set_arg(o, K_SCAN_TOP, 2, sizeof cu_nwg, &cu_nwg, err, errlen);
-    a |= set_mem(o, K_SCAN_TOP, 3, B_WG_V2MAX, err, errlen);
-    a |= set_mem(o, K_SCAN_TOP, 4, B_V2MAX, err, errlen);
+    a |= set_mem(o, K_SCAN_TOP, 2, B_BLOCK_V2MAX, err, errlen);
+    a |= set_mem(o, K_SCAN_TOP, 3, B_V2MAX, err, errlen);
 
     a |= set_arg(o, K_SCATTER, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_mem(o, K_SCATTER, 1, B_CELL, err, errlen);
@@ -402,6 +403,21 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_MOVE, 0, ps, &P, err, errlen);
     for (cl_uint i = 0; i < sizeof move_bufs / sizeof *move_bufs; i++)
         a |= set_mem(o, K_MOVE, i + 1, move_bufs[i], err, errlen);
+    /* argument 16, integrate_next, is set per sub-step */
+    a |= set_mem(o, K_MOVE, 17, B_CELL, err, errlen);
+    a |= set_arg(o, K_MOVE, 18, sizeof count, &count, err, errlen);
+    a |= set_mem(o, K_MOVE, 19, B_SLOT, err, errlen);
+    a |= set_mem(o, K_MOVE, 20, B_COUNT, err, errlen);
+    a |= set_mem(o, K_MOVE, 21, B_V2, err, errlen);
+
+    a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 2, B_CELL, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 3, B_COUNT, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 4, B_START, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 5, B_SORTED, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 6, B_V2, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 7, B_V2MAX, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
@@ -424,20 +440,32 @@ static int enqueue(ocl_engine *o, int k, size_t global, size_t local, cl_event *
     return 0;
 }
 
-/* Enqueues one sub-step; ev (NULL or K_COUNT events) times its kernels. */
-static int enqueue_substep(ocl_engine *o, cl_event *ev, char *err, size_t errlen)
+/* Enqueues one sub-step; ev (NULL or K_COUNT events) times its kernels.
+ * first: run bp_k_integrate (the first sub-step of a step); last: the
+ * move kernel does not integrate the next sub-step. */
+static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, char *err,
+                           size_t errlen)
 {
     size_t L = o->local;
+    cl_uint next = last ? 0u : 1u;
 #define EV(k) (ev ? &ev[k] : NULL)
-    if (enqueue(o, K_INTEGRATE, o->n, L, EV(K_INTEGRATE), err, errlen) ||
-        enqueue(o, K_SCAN_BLOCKS, (size_t)o->nblocks * BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL,
-                EV(K_SCAN_BLOCKS), err, errlen) ||
-        enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL, EV(K_SCAN_TOP), err,
-                errlen) ||
-        enqueue(o, K_SCATTER, o->n, L, EV(K_SCATTER), err, errlen) ||
-        enqueue(o, K_CELL_SORT, o->ncells, L, EV(K_CELL_SORT), err, errlen) ||
-        enqueue(o, K_PARTNER, o->n, L, EV(K_PARTNER), err, errlen) ||
+    if (first && enqueue(o, K_INTEGRATE, o->n, L, EV(K_INTEGRATE), err, errlen))
+        return -1;
+    if (o->grid_serial) {
+        size_t one = 1;
+        if (enqueue(o, K_GRID_SERIAL, one, one, EV(K_GRID_SERIAL), err, errlen))
+            return -1;
+    } else if (enqueue(o, K_SCAN_BLOCKS, (size_t)o->nblocks * BP_OCL_SCAN_LOCAL,
+                       BP_OCL_SCAN_LOCAL, EV(K_SCAN_BLOCKS), err, errlen) ||
+               enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL, EV(K_SCAN_TOP), err,
+                       errlen) ||
+               enqueue(o, K_SCATTER, o->n, L, EV(K_SCATTER), err, errlen) ||
+               enqueue(o, K_CELL_SORT, o->ncells, L, EV(K_CELL_SORT), err, errlen)) {
+        return -1;
+    }
+    if (enqueue(o, K_PARTNER, o->n, L, EV(K_PARTNER), err, errlen) ||
         enqueue(o, K_RESPOND, o->n, L, EV(K_RESPOND), err, errlen) ||
+        set_arg(o, K_MOVE, 16, sizeof next, &next, err, errlen) ||
         enqueue(o, K_MOVE, o->n, L, EV(K_MOVE), err, errlen))
         return -1;
 #undef EV
@@ -517,7 +545,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     int failed = 0;
     uint32_t run = inject ? (nsub + 1) / 2 : nsub;
     for (uint32_t s = 0; s < run && !failed; s++)
-        failed = enqueue_substep(o, s == 0 ? ev : NULL, err, errlen);
+        failed = enqueue_substep(o, s == 0, s + 1 == run, s == 0 ? ev : NULL, err, errlen);
     cl_int rc = clFinish(o->q); /* the one wait of this step */
     if (!failed && rc != CL_SUCCESS) {
         bp_ocl_fail(err, errlen, "clFinish(step)", rc);
@@ -547,9 +575,14 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     /* Device time per phase; what the events do not cover (launch cost,
      * the copy) is spread in proportion so the phases add up to the wall
      * time of the step, as the CPU engine's do. */
+    /* Pass 1 has its own kernel only in the first sub-step; later it runs
+     * at the end of bp_k_move, so the move kernel of the first sub-step
+     * (which integrates the second) is counted without it. */
+    double mv = k[K_MOVE] - (nsub > 1 ? k[K_INTEGRATE] : 0.0);
     double ph[4] = {k[K_INTEGRATE],
-                    k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT],
-                    k[K_PARTNER] + k[K_RESPOND], k[K_MOVE]};
+                    k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT] +
+                        k[K_GRID_SERIAL],
+                    k[K_PARTNER] + k[K_RESPOND], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
     double scale = sum > 0.0 ? wall / sum : 0.0;
     o->base.times.integrate = ph[0] * scale;
@@ -685,6 +718,21 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
     }
     if (build_program(o, err, errlen))
         goto fail;
+    /* The grid build: serial in one work-item on CPU devices, parallel
+     * elsewhere (kernels/ballpit.cl, bp_k_grid_serial, says why);
+     * BALLPIT_OCL_GRID=serial|parallel overrides, so tests run both. */
+    o->grid_serial = (d.type & CL_DEVICE_TYPE_CPU) != 0;
+    const char *grid = getenv("BALLPIT_OCL_GRID");
+    if (grid && *grid) {
+        if (strcmp(grid, "serial") == 0)
+            o->grid_serial = 1;
+        else if (strcmp(grid, "parallel") == 0)
+            o->grid_serial = 0;
+        else {
+            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_GRID=%s is not serial or parallel", grid);
+            goto fail;
+        }
+    }
     return &o->base;
 fail:
     ocl_destroy(&o->base);
