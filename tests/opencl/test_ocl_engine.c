@@ -25,12 +25,8 @@ static char *dump_csv(const bp_world *w, size_t *len)
 /* Two OpenCL runs of the same world: identical dump bytes. The grid build
  * uses atomics, whose order varies from run to run; the per-cell sort
  * must make that invisible. */
-static int determinism_two_runs(void)
+static int two_runs_same_bytes(void)
 {
-    bp_engine *probe = t_ocl_engine_or_skip();
-    if (!probe)
-        return BP_TEST_SKIP;
-    bp_engine_destroy(probe);
     bp_world *w = t_world_pile(700);
     ENSURE(w != NULL);
     bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 20);
@@ -49,6 +45,29 @@ static int determinism_two_runs(void)
     bp_world_destroy(b);
     bp_world_destroy(w);
     return 0;
+}
+
+static int determinism_two_runs(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    return two_runs_same_bytes();
+}
+
+/* The same with the parallel grid build, where the atomics really do hand
+ * out slots in a different order from run to run. */
+static int determinism_parallel_grid(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    ENSURE(setenv("BALLPIT_OCL_GRID", "parallel", 1) == 0);
+    int rc = two_runs_same_bytes();
+    unsetenv("BALLPIT_OCL_GRID");
+    return rc;
 }
 
 /* One step split in many calls gives the same state as one call: the
@@ -309,6 +328,7 @@ int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
         BP_TEST(determinism_two_runs),
+        BP_TEST(determinism_parallel_grid),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
