@@ -289,14 +289,18 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
 
     const size_t f = sizeof(float), u = sizeof(cl_uint);
+    /* The parallel grid build's own buffers are one-element stand-ins
+     * when the serial build is used (docs/opencl.md, "Memory"). */
+    size_t par = o->grid_serial ? 0 : 1;
     for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
-        if (reserve(o, b, n, f, err, errlen))
+        if (reserve(o, b, b == B_SLOT ? par * n : n, f, err, errlen))
             return -1;
-    if (reserve(o, B_BLOCK_V2MAX, nblocks, f, err, errlen) ||
+    if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
         reserve(o, B_COUNT, ncells, u, err, errlen) ||
-        reserve(o, B_LOCAL, ncells, u, err, errlen) ||
+        reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
-        reserve(o, B_BLOCK, nblocks, u, err, errlen) || reserve(o, B_V2MAX, 1, f, err, errlen))
+        reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
+        reserve(o, B_V2MAX, 1, f, err, errlen))
         return -1;
     for (int b = B_LX1; b <= B_LY2; b++)
         if (reserve(o, b, w->nlines, f, err, errlen))
