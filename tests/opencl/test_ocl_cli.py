@@ -51,6 +51,17 @@ def main():
     empty = os.path.join(tmp, 'no-vendors')
     os.mkdir(empty)
 
+    p = run([exe, '--list-devices'], unset=('BALLPIT_OCL_FAIL',))
+    if 'built without OpenCL' in p.stderr:
+        # The stub says so for every OpenCL request, with status 3.
+        p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'])
+        check(p.returncode == 3 and len(last_lines(p.stderr)) == 1 and
+              'built without OpenCL' in p.stderr,
+              'without OpenCL: --backend opencl exits 3 with one line (%d, %r)'
+              % (p.returncode, p.stderr))
+        print('skip: this ballpit was built without OpenCL')
+        return 1 if FAILS else 77
+
     # --- no platform at all ------------------------------------------------
     p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
             {'OCL_ICD_VENDORS': empty}, unset=('BALLPIT_OCL_FAIL',))
