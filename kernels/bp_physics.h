@@ -62,8 +62,11 @@ typedef struct bp_step_params {
     float e;              /* restitution */
     float rest_speed;     /* slower approaches are resting contacts (e = 0) */
     float speed_cap;      /* px/s */
-    float beta;           /* fraction of a resting overlap removed per step */
-    float push_speed;     /* cap on the speed a resting correction adds */
+    float beta;           /* share of an overlap removed per sub-step (no gravity) */
+    float k_spring;       /* resting contact stiffness per reduced mass, 1/s^2 */
+    float k_damp;         /* resting contact damping per reduced mass, 1/s */
+    float skin;           /* resting spring engages at gap < skin * rmin */
+    float spring_range;   /* deepest overlap the spring sees, * rmin */
     float rmax;           /* largest radius */
     float cell, inv_cell; /* ball grid */
     bp_i32 gw, gh;
@@ -184,10 +187,14 @@ BP_FN bp_i32 bp_find_partner(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                 continue;
             float dx = x[j] - xi, dy = y[j] - yi;
             float rvx = vxi - vx[j], rvy = vyi - vy[j];
-            float t = bp_pair_toi(dx, dy, rvx, rvy, ri + r[j], P->h);
+            float rsum = ri + r[j];
+            float t = bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
             if (t < 0.0f)
                 continue;
             float d2 = dx * dx + dy * dy;
+            /* under gravity, balls already in contact are soft contacts */
+            if (P->rest_speed > 0.0f && d2 < rsum * rsum)
+                continue;
             float dr = dx * rvx + dy * rvy;
             /* approach speed dr/|d| > rest_speed, without a square root */
             if (dr <= 0.0f || dr * dr <= P->rest_speed * P->rest_speed * d2)
@@ -207,9 +214,9 @@ BP_FN bp_i32 bp_find_partner(bp_u32 i, const bp_step_params *P, bp_i32 reach,
  *    restitution, v1n' = v1n - (1+e) m2/(m1+m2) (v1n - v2n): momentum exact,
  *    energy exact for e = 1 (speculative: applied when the time of impact
  *    falls inside this sub-step, so the pair never passes through).
- *  - resting contact (gravity on, approach <= rest_speed): position-based:
- *    the predicted overlap after this sub-step is removed by a fraction beta
- *    through the velocity, so a pile at rest has zero velocity.
+ *  - resting contact (gravity on, the pair already overlapping): a damped
+ *    spring on the overlap (soft contact), so a pile comes to rest with
+ *    zero velocity and an overlap of a few thousandths of a pixel per layer.
  *  - any other overlap: pushed apart by displacement only (no energy).
  */
 BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
@@ -238,7 +245,7 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
             float rsum = ri + r[j];
             float d2 = dx * dx + dy * dy;
             int impact = (bp_i32)j == partner && best[j] == (bp_i32)i;
-            float near_ = rsum + rest * h;
+            float near_ = rsum * (1.0f + P->skin) + rest * h;
             if (!impact && d2 >= near_ * near_)
                 continue;
             float dist = BP_SQRT(d2);
@@ -250,10 +257,21 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                 nx = j > i ? 1.0f : -1.0f;
                 ny = 0.0f;
             }
-            float vn = (vxi - vx[j]) * nx + (vyi - vy[j]) * ny; /* > 0: approaching */
+            float rvx = vxi - vx[j], rvy = vyi - vy[j];
+            float vn = rvx * nx + rvy * ny; /* > 0: approaching */
             float gap = dist - rsum;
             float mu = m[j] / (mi + m[j]);
             if (impact) {
+                /* The normal at the moment of contact, not at the start of
+                 * the sub-step: the line of centres when they touch. */
+                float t = BP_FMAX(bp_pair_toi(dx, dy, rvx, rvy, rsum, h), 0.0f);
+                float cx_ = dx - rvx * t, cy_ = dy - rvy * t;
+                float cl = BP_SQRT(cx_ * cx_ + cy_ * cy_);
+                if (cl > 0.0f) {
+                    nx = cx_ / cl;
+                    ny = cy_ / cl;
+                }
+                vn = rvx * nx + rvy * ny;
                 float k_ = (1.0f + P->e) * mu * vn;
                 dvx -= k_ * nx;
                 dvy -= k_ * ny;
@@ -261,13 +279,37 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                     px += mu * P->beta * gap * nx;
                     py += mu * P->beta * gap * ny;
                 }
-            } else if (rest > 0.0f && vn <= rest) {
-                float pen = vn * h - gap; /* overlap predicted after this sub-step */
-                if (pen > 0.0f) {
-                    float c = BP_FMIN(P->beta * pen, P->push_speed * h);
-                    float k_ = mu * c / h;
+            } else if (rest > 0.0f) {
+                /* Soft contact: a damped spring, stiffness and damping per
+                 * unit reduced mass, pushing only. It engages a thin skin
+                 * before the discs touch, so the small compression a pile
+                 * needs to carry its weight happens mostly in the skin; an
+                 * overlap deeper than the spring's range is removed by
+                 * displacement instead, so deep overlaps never explode. */
+                float rmin = BP_FMIN(ri, r[j]);
+                float depth = P->skin * rmin - gap;
+                /* A fast approach that is not this sub-step's impact pair is
+                 * stopped inelastically before it can dig in: it may close
+                 * the gap, or approach at rest_speed, no faster. */
+                float allowed = BP_FMAX(rest, gap / h);
+                if (vn > allowed) {
+                    float k_ = mu * (vn - allowed);
                     dvx -= k_ * nx;
                     dvy -= k_ * ny;
+                    vn = allowed;
+                }
+                if (depth > 0.0f) {
+                    float range = P->spring_range * rmin;
+                    float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
+                    if (f > 0.0f) {
+                        float k_ = mu * f * h;
+                        dvx -= k_ * nx;
+                        dvy -= k_ * ny;
+                    }
+                    if (depth > range) {
+                        px -= mu * P->beta * (depth - range) * nx;
+                        py -= mu * P->beta * (depth - range) * ny;
+                    }
                 }
             } else if (gap < 0.0f) {
                 px += mu * P->beta * gap * nx;
@@ -461,6 +503,7 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     float px = BP_FMIN(BP_FMAX(x[i], ri), P->width - ri);
     float py = BP_FMIN(BP_FMAX(y[i], ri), P->height - ri);
     float ux = nvx[i], uy = nvy[i];
+    float vx0 = vx[i], vy0 = vy[i]; /* before this sub-step's ball contacts */
     if (P->nlines > 0u) { /* first leave any segment the ball overlaps */
         bp_i32 x0 = bp_grid_coord(px - ri, P->inv_scell, P->sgw);
         bp_i32 x1 = bp_grid_coord(px + ri, P->inv_scell, P->sgw);
@@ -494,7 +537,14 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
         py += Dy * t;
         float vn = ux * nx + uy * ny;
         if (vn < 0.0f) { /* reflect the normal part: v' = v - (1+e)(v.n)n */
-            float k_ = (-vn > P->rest_speed ? 1.0f + P->e : 1.0f) * vn;
+            /* Bounce only off an approach the ball brought into this
+             * sub-step: a kick from a resting neighbour's spring that
+             * sends it into a wall is absorbed, or a ball wedged between
+             * a wall and a pile would rattle (under gravity only; without
+             * it every wall contact is elastic with e). */
+            float brought = -(vx0 * nx + vy0 * ny);
+            int bounce_ = -vn > P->rest_speed && (P->rest_speed <= 0.0f || brought > P->rest_speed);
+            float k_ = (bounce_ ? 1.0f + P->e : 1.0f) * vn;
             ux -= k_ * nx;
             uy -= k_ * ny;
         }

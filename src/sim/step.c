@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(bp_step_params) == 21 * 4, "bp_step_params must stay 4-byte fields only");
+_Static_assert(sizeof(bp_step_params) == 24 * 4, "bp_step_params must stay 4-byte fields only");
 
 float bp_world_rmax(const bp_world *w)
 {
@@ -29,7 +29,14 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
     P->rest_speed = sqrtf(p->gravity_x * p->gravity_x + p->gravity_y * p->gravity_y) * BP_REST_TIME;
     P->speed_cap = p->speed_cap;
     P->beta = BP_BETA;
-    P->push_speed = BP_PUSH_SPEED;
+    /* Soft resting contact: a damped spring whose period is tied to the
+     * sub-step (omega*h = BP_SPRING_WH) so the explicit update stays stable
+     * with several contacts per ball (docs/physics.md). */
+    float om = BP_SPRING_WH / P->h;
+    P->k_spring = om * om;
+    P->k_damp = 2.0f * BP_SPRING_ZETA * om;
+    P->skin = BP_SKIN;
+    P->spring_range = BP_SPRING_RANGE;
     P->rmax = bp_world_rmax(w);
     /* Cells of one diameter, but never more than ~2 per ball (memory). */
     double cell = fmax(2.0 * P->rmax, 1.0);

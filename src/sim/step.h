@@ -12,8 +12,13 @@
 
 /* Resting-contact solver constants (docs/physics.md, "Resting contact"). */
 #define BP_BETA 0.5f           /* share of a predicted overlap removed per sub-step */
-#define BP_REST_TIME 0.02f     /* rest_speed = |g| * BP_REST_TIME */
-#define BP_PUSH_SPEED 400.0f   /* px/s: fastest a resting correction pushes */
+#define BP_REST_TIME 0.1f      /* rest_speed = |g| * BP_REST_TIME */
+#ifndef BP_SPRING_WH
+#define BP_SPRING_WH 0.7f      /* resting spring: angular frequency * sub-step */
+#define BP_SPRING_ZETA 0.2f    /* resting spring: damping ratio */
+#endif
+#define BP_SKIN 0.05f          /* resting spring engages this share of a radius early */
+#define BP_SPRING_RANGE 0.25f  /* deeper overlap (share of a radius): displacement */
 
 typedef struct bp_seggrid {
     uint32_t *start;  /* ncells + 1 offsets into list */

@@ -1,0 +1,67 @@
+#!/bin/sh
+# quickstart.sh - set up a fresh Debian 12 machine for ballpit, build it, and
+# either start it (`run [ARGS]`) or run the whole test suite (`test`).
+#
+#   sh tools/quickstart.sh run            # opens the sandbox (headless: see README)
+#   sh tools/quickstart.sh test           # every test, ends with "N passed, N failed"
+#
+# Installs only the Debian packages that are missing (apt-get, as root or
+# with sudo), builds a release build in build/ (warnings are errors) and,
+# for `test`, an address+undefined sanitizer build in build-san/.
+set -eu
+cd "$(dirname "$0")/.."
+
+PACKAGES="gcc clang libclang-rt-14-dev meson ninja-build pkg-config python3 \
+libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core \
+ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
+xvfb xdotool"
+
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "quickstart: installing$missing"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+[ -f build/build.ninja ] || meson setup build --buildtype=release -Dwerror=true >/dev/null
+ninja -C build >/dev/null
+
+mode="${1:-run}"
+[ $# -gt 0 ] && shift
+case "$mode" in
+run)
+    if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        echo "quickstart: no display here, running the default scene headless instead"
+        exec build/src/ballpit --headless default --frames 330 --stats "$@"
+    fi
+    exec build/src/ballpit "$@"
+    ;;
+test)
+    [ -f build-san/build.ninja ] || meson setup build-san --buildtype=debugoptimized \
+        -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true >/dev/null
+    ninja -C build-san >/dev/null
+    log=$(mktemp)
+    status=0
+    echo "== release build: every suite"
+    meson test -C build --print-errorlogs --num-processes 1 2>&1 | tee "$log" || status=1
+    echo "== sanitizer build (address, undefined): unit, scene, cli, physics on the CPU engine"
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+        meson test -C build-san --print-errorlogs --num-processes 1 \
+        --suite unit --suite scene --suite cli --suite physics --no-suite opencl 2>&1 | tee -a "$log" || status=1
+    ok=$(awk '/^Ok:/ {s += $2} END {print s + 0}' "$log")
+    fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s + 0}' "$log")
+    skip=$(awk '/^Skipped:/ {s += $2} END {print s + 0}' "$log")
+    rm -f "$log"
+    echo "$ok passed, $fail failed, $skip skipped"
+    [ "$fail" -eq 0 ] && [ "$status" -eq 0 ]
+    ;;
+*)
+    echo "quickstart: unknown mode '$mode' (use run or test)" >&2
+    exit 2
+    ;;
+esac
