@@ -24,8 +24,7 @@ typedef struct cpu_engine {
     uint32_t *cell_start;   /* ncells + 1 */
     uint32_t cell_cap;
     bp_seggrid sg;
-    uint32_t lines_version;
-    int sg_valid;
+    bp_step_params P;       /* set at attach: grid and constants */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
@@ -57,11 +56,16 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     cpu_engine *c = (cpu_engine *)e;
     if (cpu_reserve(c, w->count))
         return bp_fail(err, errlen, "cpu engine: out of memory for %u balls", w->count);
-    if (!c->sg_valid || c->lines_version != w->lines_version) {
-        if (bp_seggrid_build(&c->sg, w))
-            return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
-        c->lines_version = w->lines_version;
-        c->sg_valid = 1;
+    if (bp_seggrid_build(&c->sg, w))
+        return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
+    bp_step_setup(w, &c->sg, &c->P);
+    uint32_t ncells = (uint32_t)(c->P.gw * c->P.gh);
+    if (ncells + 1 > c->cell_cap) {
+        uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
+        if (!s)
+            return bp_fail(err, errlen, "cpu engine: out of memory for %u grid cells", ncells);
+        c->cell_start = s;
+        c->cell_cap = ncells + 1;
     }
     return 0;
 }
@@ -87,18 +91,10 @@ static void grid_build(cpu_engine *c, uint32_t n, uint32_t ncells)
 static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
-    if (cpu_attach(e, w, err, errlen))
-        return -1;
-    bp_step_params P;
-    bp_step_setup(w, &c->sg, &P);
+    if (w->count != c->P.n || w->nlines != c->P.nlines || w->count > c->cap)
+        return bp_fail(err, errlen, "cpu engine: the world changed without bp_engine_attach");
+    const bp_step_params P = c->P;
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
-    if (ncells + 1 > c->cell_cap) {
-        uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
-        if (!s)
-            return bp_fail(err, errlen, "cpu engine: out of memory for %u grid cells", ncells);
-        c->cell_start = s;
-        c->cell_cap = ncells + 1;
-    }
     const int n = (int)w->count;
     const int nt = c->base.threads;
     float *x = w->x, *y = w->y, *vx = w->vx, *vy = w->vy, *r = w->r, *m = w->m;

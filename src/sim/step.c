@@ -16,6 +16,17 @@ float bp_world_rmax(const bp_world *w)
     return rmax;
 }
 
+float bp_world_speed_hint(const bp_world *w)
+{
+    /* The faster of the fastest ball now and a free fall across the box. */
+    const bp_params *p = &w->params;
+    double g = sqrt((double)p->gravity_x * p->gravity_x + (double)p->gravity_y * p->gravity_y);
+    double v2 = 2.0 * g * fmax(p->width, p->height);
+    for (uint32_t i = 0; i < w->count; i++)
+        v2 = fmax(v2, (double)w->vx[i] * w->vx[i] + (double)w->vy[i] * w->vy[i]);
+    return (float)fmin(sqrt(v2), p->speed_cap);
+}
+
 void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
 {
     const bp_params *p = &w->params;
@@ -38,8 +49,11 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
     P->skin = BP_SKIN;
     P->spring_range = BP_SPRING_RANGE;
     P->rmax = bp_world_rmax(w);
-    /* Cells of one diameter, but never more than ~2 per ball (memory). */
-    double cell = fmax(2.0 * P->rmax, 1.0);
+    /* Cells of one diameter plus the relative travel of a sub-step at the
+     * speed hint, so the usual search is the 3x3 cells around a ball (a
+     * faster ball makes bp_reach search further), but never more than about
+     * two cells per ball (memory). */
+    double cell = fmax(2.0 * P->rmax + 2.0 * bp_world_speed_hint(w) * P->h, 1.0);
     double area = (double)p->width * p->height;
     double most = fmax(2.0 * w->count, 65536.0);
     if (area / (cell * cell) > most)

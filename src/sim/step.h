@@ -29,8 +29,13 @@ typedef struct bp_seggrid {
     int gw, gh;
 } bp_seggrid;
 
-/* Ball grid geometry and the physics constants for world w. */
+/* Ball grid geometry and the physics constants for world w. Engines call
+ * it when a world is attached (not per step), so both engines use the very
+ * same grid for the same world. */
 void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P);
+/* The speed the ball grid's cells are sized for: the fastest ball now or a
+ * free fall across the box, whichever is faster (px/s). */
+float bp_world_speed_hint(const bp_world *w);
 /* Largest radius of the balls of w (0 when none). */
 float bp_world_rmax(const bp_world *w);
 /* (Re)builds the segment grid; returns 0 or -1 when out of memory. */
