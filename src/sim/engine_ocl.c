@@ -79,7 +79,6 @@ typedef struct ocl_engine {
     uint32_t n, ncells, nblocks;
     bp_seggrid sg;
     uint32_t balls_version, lines_version;
-    float width, height;
     int attached;
     bp_ocl_fault fault;
     long steps;                 /* bp_engine_step calls so far */
@@ -341,8 +340,6 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->nblocks = nblocks;
     o->balls_version = w->balls_version;
     o->lines_version = w->lines_version;
-    o->width = w->params.width;
-    o->height = w->params.height;
     o->attached = 1;
     o->broken = 0;
     o->read_backup = 0;
@@ -506,13 +503,14 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     if (o->broken)
         return bp_fail(err, errlen, "%s (engine stopped; switch to the CPU engine)",
                        o->broken_why);
-    /* An edit of the world since attach (balls, lines, box): take it, as
-     * the CPU engine does. Reading first is the caller's job. */
+    /* The world's balls or lines changed without bp_engine_attach: the
+     * device state no longer matches it, and uploading the world's copy
+     * could go back in time, so refuse, as the CPU engine does. Parameter
+     * changes (gravity, ...) are taken at the next attach, also as there. */
     if (!o->attached || w->count != o->n || w->balls_version != o->balls_version ||
-        w->lines_version != o->lines_version || w->params.width != o->width ||
-        w->params.height != o->height)
-        if (ocl_attach(e, w, err, errlen))
-            return -1;
+        w->lines_version != o->lines_version)
+        return bp_fail(err, errlen, "opencl engine: the world changed without "
+                       "bp_engine_attach");
     o->steps++;
     /* Injected fault: half of the sub-steps really run, then the step
      * reports the error, as a device that gives up part way would; the

@@ -297,6 +297,55 @@ static int device_index_checked(void)
     return 0;
 }
 
+/* Changing gravity and restitution between steps (the sandbox's gravity
+ * toggle: read, edit, attach) gives the CPU engine's answer. */
+static int params_change_between_steps(void)
+{
+    char err[512];
+    bp_engine *o = t_ocl_engine_or_skip();
+    if (!o)
+        return BP_TEST_SKIP;
+    bp_engine *c = bp_engine_create(BP_BACKEND_CPU, NULL, err, sizeof err);
+    bp_world *wc = t_world_pile(400), *wo = bp_world_clone(wc);
+    ENSURE(c != NULL && wc != NULL && wo != NULL);
+    ENSURE(bp_engine_attach(c, wc, err, sizeof err) == 0);
+    ENSURE(bp_engine_attach(o, wo, err, sizeof err) == 0);
+    double mean_vy[2] = {0, 0};
+    for (int k = 0; k < 4; k++) {
+        ENSURE(bp_engine_step(c, wc, 30, err, sizeof err) == 0);
+        ENSURE(bp_engine_step(o, wo, 30, err, sizeof err) == 0);
+        ENSURE(bp_engine_read(o, wo, err, sizeof err) == 0);
+        float gy = k % 2 ? 900.0f : -600.0f, e = k % 2 ? 0.5f : 0.95f;
+        wc->params.gravity_y = wo->params.gravity_y = gy;
+        wc->params.restitution = wo->params.restitution = e;
+        ENSURE(bp_engine_attach(c, wc, err, sizeof err) == 0);
+        ENSURE(bp_engine_attach(o, wo, err, sizeof err) == 0);
+        if (k < 2)
+            for (uint32_t i = 0; i < wo->count; i++)
+                mean_vy[k] += wo->vy[i] / wo->count;
+    }
+    ENSURE(bp_engine_step(c, wc, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(o, wo, 30, err, sizeof err) == 0);
+    ENSURE(bp_engine_read(o, wo, err, sizeof err) == 0);
+    t_diff d = t_compare(wc, wo);
+    printf("  after 5 frames with 4 changes: max |dpos| %.3g px, max |dvel| %.3g px/s, "
+           "%u of %u identical\n", d.pos, d.vel, d.identical, wc->count);
+    ENSURE(d.pos <= 1e-2 && d.vel <= 0.5);
+    /* the upward gravity of frame 2 was applied: the falling balls slowed */
+    ENSURE(mean_vy[1] < mean_vy[0] - 10.0);
+    /* Adding a ball without attaching is refused, not silently lost. */
+    ENSURE(bp_world_add_ball(wo, 100, 100, 0, 0, 3, 0, err, sizeof err) >= 0);
+    ENSURE(bp_engine_step(o, wo, 30, err, sizeof err) == -1);
+    ENSURE(strstr(err, "bp_engine_attach") != NULL);
+    ENSURE(bp_engine_attach(o, wo, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(o, wo, 30, err, sizeof err) == 0);
+    bp_engine_destroy(c);
+    bp_engine_destroy(o);
+    bp_world_destroy(wc);
+    bp_world_destroy(wo);
+    return 0;
+}
+
 /* An empty world and a world that grows between steps. */
 static int empty_and_growing_world(void)
 {
@@ -337,6 +386,7 @@ int main(int argc, char **argv)
         BP_TEST(fallback_alloc_failure),
         BP_TEST(fault_spec_checked),
         BP_TEST(device_index_checked),
+        BP_TEST(params_change_between_steps),
         BP_TEST(empty_and_growing_world),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
