@@ -86,6 +86,8 @@ typedef struct ocl_engine {
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
+    float *rbuf;                /* read-back scratch, 4 floats per ball */
+    size_t rbuf_cap;
 } ocl_engine;
 
 /* ---- Helpers ---------------------------------------------------------- */
@@ -623,22 +625,26 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     float *to[4] = {w->x, w->y, w->vx, w->vy};
     size_t bytes = (size_t)o->n * sizeof(float);
     /* Read into a scratch block first so a failing read never leaves the
-     * world half old, half new. */
-    float *buf = malloc(4 * bytes);
-    if (!buf)
-        return bp_fail(err, errlen, "opencl engine: out of memory reading %u balls", o->n);
+     * world half old, half new. The block is kept: the sandbox reads every
+     * frame. */
+    if (o->rbuf_cap < 4 * (size_t)o->n) {
+        float *nb = realloc(o->rbuf, 4 * bytes);
+        if (!nb)
+            return bp_fail(err, errlen, "opencl engine: out of memory reading %u balls", o->n);
+        o->rbuf = nb;
+        o->rbuf_cap = 4 * (size_t)o->n;
+    }
+    float *buf = o->rbuf;
     for (int i = 0; i < 4; i++) {
         cl_int rc = clEnqueueReadBuffer(o->q, o->b[from[i]], i == 3 ? CL_TRUE : CL_FALSE, 0, bytes,
                                         buf + (size_t)i * o->n, 0, NULL, NULL);
         if (rc != CL_SUCCESS) {
             clFinish(o->q);
-            free(buf);
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer", rc);
         }
     }
     for (int i = 0; i < 4; i++)
         memcpy(to[i], buf + (size_t)i * o->n, bytes);
-    free(buf);
     o->base.times.readback = bp_now() - t0;
     return 0;
 }
@@ -665,6 +671,7 @@ static void ocl_destroy(bp_engine *e)
     if (o->ctx)
         clReleaseContext(o->ctx);
     bp_seggrid_free(&o->sg);
+    free(o->rbuf);
     free(o);
 }
 
