@@ -1,0 +1,209 @@
+/* test_logic.c - the sandbox's logic thread (src/app/logic.c) with the real
+ * CPU engine and no display: edits are applied between frames, snapshots
+ * arrive through the triple buffer, pause/step/slow motion/gravity/reset,
+ * save and load, undo of line edits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "app/logic.h"
+#include "test.h"
+
+/* Ticks once and returns the snapshot published for it. */
+static const bp_snap *frame(bp_logic *L)
+{
+    uint64_t want = atomic_load(&L->snaps.published) + 1;
+    bp_logic_tick(L);
+    if (bp_logic_wait_published(L, want, 20000) != 0)
+        return NULL;
+    return bp_snapbuf_acquire(&L->snaps, NULL);
+}
+
+static int push(bp_logic *L, bp_cmd c)
+{
+    return bp_logic_push(L, &c);
+}
+
+static bp_cmd polyline(const float *p, uint32_t n)
+{
+    bp_cmd c = { .kind = BP_CMD_ADD_LINES, .npts = n };
+    c.pts = malloc(2 * n * sizeof *c.pts);
+    if (c.pts)
+        memcpy(c.pts, p, 2 * n * sizeof *c.pts);
+    return c;
+}
+
+static bp_logic *start(void)
+{
+    bp_world *w = bp_world_create(NULL);
+    if (!w || bp_world_add_line(w, 100, 650, 1180, 650, NULL, 0) != 0)
+        return NULL;
+    static bp_logic L;
+    char err[256];
+    bp_engine_opts o = { .threads = 1 };
+    if (bp_logic_start(&L, w, "tests/a-scene.scene", BP_BACKEND_CPU, &o, err,
+                       sizeof err) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return NULL;
+    }
+    if (bp_logic_wait_published(&L, 1, 20000) != 0)
+        return NULL;
+    return &L;
+}
+
+static int edits_land_between_frames(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    const bp_snap *s = bp_snapbuf_acquire(&L->snaps, NULL);
+    ENSURE(s && s->count == 0 && s->nlines == 1);
+    ENSURE(strcmp(s->scene, "a-scene") == 0);
+    ENSURE(strcmp(s->engine, "cpu") == 0);
+
+    bp_cmd sp = { .kind = BP_CMD_SPAWN, .u = 100 };
+    float f[6] = { 640, 300, 0, 0, 3, 60 };
+    memcpy(sp.f, f, sizeof f);
+    ENSURE(push(L, sp) == 0);
+    s = frame(L);
+    ENSURE(s && s->count == 100 && s->frame == 1);
+    for (uint32_t i = 0; i < s->count; i++)
+        ENSURE(s->r[i] == 3.0f && s->x[i] >= 0 && s->x[i] <= 1280);
+
+    /* A 3-point polyline: two segments, one undo step. */
+    float p[6] = { 200, 400, 400, 450, 600, 400 };
+    ENSURE(push(L, polyline(p, 3)) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 3 && s->undo_depth == 1);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_UNDO }) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 1 && s->redo_depth == 1);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_REDO }) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 3);
+
+    /* Erase across the first new segment only (x = 300). */
+    bp_cmd er = { .kind = BP_CMD_ERASE, .u = 1 };
+    float e[5] = { 300, 380, 300, 440, 4 };
+    memcpy(er.f, e, sizeof e);
+    ENSURE(push(L, er) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 2);
+    ENSURE(s->lines[4] == 400.0f && s->lines[5] == 450.0f); /* the 2nd one */
+
+    /* Clear lines and undo it. */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_CLEAR_LINES }) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_UNDO }) == 0);
+    s = frame(L);
+    ENSURE(s->nlines == 2);
+    bp_logic_stop(L);
+    return 0;
+}
+
+static int pause_step_slowmo_gravity_reset(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    bp_cmd sp = { .kind = BP_CMD_SPAWN, .u = 10 };
+    float f[6] = { 640, 100, 0, 0, 4, 40 };
+    memcpy(sp.f, f, sizeof f);
+    ENSURE(push(L, sp) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s->count == 10);
+    double t1 = s->sim_time;
+    ENSURE_NEAR(t1, 1.0 / 33.0, 1e-9);
+
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    s = frame(L);
+    uint64_t f0 = s->frame;
+    ENSURE(s->paused);
+    for (int i = 0; i < 3; i++)
+        s = frame(L);
+    ENSURE(s->frame == f0); /* paused: frames drawn, none simulated */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_STEP_ONE }) == 0);
+    s = frame(L);
+    ENSURE(s->frame == f0 + 1);
+    s = frame(L);
+    ENSURE(s->frame == f0 + 1);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SLOWMO_TOGGLE }) == 0);
+    s = frame(L);
+    double ts = s->sim_time;
+    s = frame(L);
+    ENSURE(s->slowmo);
+    /* A quarter of a frame (30 sub-steps -> 7) per rendered frame. */
+    ENSURE_NEAR(s->sim_time - ts, 7.0 / (33.0 * 30.0), 1e-9);
+
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_GRAVITY_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(!s->gravity);
+    ENSURE(L->w->params.gravity_y == 0.0f); /* read after publish: safe */
+
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_RESET }) == 0);
+    s = frame(L);
+    ENSURE(s->count == 0 && s->nlines == 1 && s->gravity);
+    ENSURE(strstr(s->msg, "reset") != NULL);
+    bp_logic_stop(L);
+    return 0;
+}
+
+static int save_and_load(void)
+{
+    char dir[] = "/tmp/bp_logic_XXXXXX";
+    ENSURE(mkdtemp(dir) != NULL);
+    char path[256], bad[256];
+    snprintf(path, sizeof path, "%s/sub/saved.scene", dir);
+    snprintf(bad, sizeof bad, "%s/missing.scene", dir);
+    bp_logic *L = start();
+    ENSURE(L);
+    bp_cmd sp = { .kind = BP_CMD_SPAWN, .u = 25 };
+    float f[6] = { 400, 200, 0, 0, 2, 30 };
+    memcpy(sp.f, f, sizeof f);
+    ENSURE(push(L, sp) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_GRAVITY_TOGGLE }) == 0);
+    bp_cmd sv = { .kind = BP_CMD_SAVE, .str = strdup(path) };
+    ENSURE(sv.str && push(L, sv) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(strstr(s->msg, "saved 25 balls") != NULL);
+    ENSURE(access(path, R_OK) == 0);
+    /* Saved with the scene's gravity, although V had turned it off. */
+    char err[256];
+    bp_world *w = bp_scene_load(path, err, sizeof err);
+    ENSURE(w && w->count == 25 && w->nlines == 1);
+    ENSURE(w->params.gravity_y == 900.0f);
+    bp_world_destroy(w);
+
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_CLEAR_BALLS }) == 0);
+    s = frame(L);
+    ENSURE(s->count == 0);
+    bp_cmd ld = { .kind = BP_CMD_LOAD, .str = strdup(path) };
+    ENSURE(ld.str && push(L, ld) == 0);
+    s = frame(L);
+    ENSURE(s->count == 25 && strcmp(s->scene, "saved") == 0 && s->gravity);
+    bp_cmd lb = { .kind = BP_CMD_LOAD, .str = strdup(bad) };
+    ENSURE(lb.str && push(L, lb) == 0);
+    s = frame(L);
+    ENSURE(strstr(s->msg, "load failed") != NULL && s->count == 25);
+    /* R now resets to the loaded scene, not the original one. */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_CLEAR_BALLS }) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_RESET }) == 0);
+    s = frame(L);
+    ENSURE(s->count == 25);
+    bp_logic_stop(L);
+    remove(path);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    rmdir(path);
+    rmdir(dir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const bp_test tests[] = {
+        BP_TEST(edits_land_between_frames),
+        BP_TEST(pause_step_slowmo_gravity_reset),
+        BP_TEST(save_and_load),
+    };
+    return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
+}
