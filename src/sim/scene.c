@@ -236,8 +236,8 @@ static int parse_setting(parser *p, int which)
         float f;
         if (want_fields(p, 1, 1, "F") || parse_float(p, 1, "fps", &f))
             return -1;
-        if (!(f > 0.0f && f <= BP_MAX_FPS))
-            return perr(p, "fps %g is out of range (0 < fps <= %g)", (double)f,
+        if (!(f >= 1.0f && f <= BP_MAX_FPS)) /* see bp_params_check */
+            return perr(p, "fps %g is out of range (1 <= fps <= %g)", (double)f,
                         (double)BP_MAX_FPS);
         q->fps = f;
         break;

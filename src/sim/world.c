@@ -43,8 +43,10 @@ int bp_params_check(const bp_params *p, char *err, size_t errlen)
                        (double)BP_MAX_ABS_VALUE);
     if (!(p->restitution >= 0.0f && p->restitution <= 1.0f))
         return bp_fail(err, errlen, "restitution %g is outside 0..1", (double)p->restitution);
-    if (!(p->fps > 0.0f && p->fps <= BP_MAX_FPS))
-        return bp_fail(err, errlen, "fps %g is outside (0, %g]", (double)p->fps, (double)BP_MAX_FPS);
+    /* At least 1 fps: a tinier positive fps makes the sub-step infinite
+     * (1/(fps*substeps) overflows) and the grid reach NaN (fuzz_world). */
+    if (!(p->fps >= 1.0f && p->fps <= BP_MAX_FPS))
+        return bp_fail(err, errlen, "fps %g is outside [1, %g]", (double)p->fps, (double)BP_MAX_FPS);
     if (p->substeps < 1 || p->substeps > BP_MAX_SUBSTEPS)
         return bp_fail(err, errlen, "substeps %d is outside 1..%d", p->substeps, BP_MAX_SUBSTEPS);
     if (!(p->speed_cap > 0.0f && p->speed_cap <= BP_MAX_SPEED_CAP))
