@@ -6,9 +6,9 @@
  *    at build time (tools/embed_cl.py), built with FP contraction off and
  *    correctly rounded divide/sqrt where the device offers it, so the same
  *    float operations run as in the CPU engine.
- *  - One bp_engine_step enqueues all its sub-steps (8 kernels each) and
- *    waits once, at the end (PoCL's launch cost is paid without a host
- *    round trip per kernel). The max speed needed by the neighbour search
+ *  - One bp_engine_step enqueues all its sub-steps (4 kernels each on a
+ *    CPU device, 7 on a GPU) and waits once, at the end (PoCL's launch
+ *    cost is paid without a host round trip per kernel). The max speed needed by the neighbour search
  *    is reduced on the device and read there by the kernels.
  *  - Before the sub-steps the state is copied to backup buffers on the
  *    device, so when a step fails part way the last good state can still
@@ -282,6 +282,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     ocl_engine *o = (ocl_engine *)e;
     uint32_t n = w->count;
+    /* Until this attach succeeds the device holds no usable world (a
+     * failure part way may already have replaced buffers). */
+    o->attached = 0;
     if (bp_seggrid_build(&o->sg, w))
         return bp_fail(err, errlen, "opencl engine: out of memory for the segment grid");
     bp_step_params P;
@@ -329,8 +332,10 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_SEG_START, ((size_t)o->sg.ncells + 1) * u, o->sg.start, err,
                         errlen) ||
               write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen);
-    cl_int rc = bad ? CL_SUCCESS : clFinish(o->q);
-    free(zeros); /* only after clFinish: the writes are non-blocking */
+    /* Wait even when an enqueue failed: earlier writes may still read
+     * `zeros` and the world's arrays. */
+    cl_int rc = clFinish(o->q);
+    free(zeros);
     if (bad)
         return -1;
     if (rc != CL_SUCCESS)
@@ -509,7 +514,10 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
      * device state no longer matches it, and uploading the world's copy
      * could go back in time, so refuse, as the CPU engine does. Parameter
      * changes (gravity, ...) are taken at the next attach, also as there. */
-    if (!o->attached || w->count != o->n || w->balls_version != o->balls_version ||
+    if (!o->attached)
+        return bp_fail(err, errlen, "opencl engine: no world attached (bp_engine_attach "
+                       "was not called or failed)");
+    if (w->count != o->n || w->balls_version != o->balls_version ||
         w->lines_version != o->lines_version)
         return bp_fail(err, errlen, "opencl engine: the world changed without "
                        "bp_engine_attach");
