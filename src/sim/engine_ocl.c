@@ -586,10 +586,10 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     }
     /* Device time per phase; what the events do not cover (launch cost,
      * the copy) is spread in proportion so the phases add up to the wall
-     * time of the step, as the CPU engine's do. */
-    /* Pass 1 has its own kernel only in the first sub-step; later it runs
-     * at the end of bp_k_move, so the move kernel of the first sub-step
-     * (which integrates the second) is counted without it. */
+     * time of the step, as the CPU engine's do. Pass 1 has its own kernel
+     * only in the first sub-step; later it runs at the end of bp_k_move,
+     * so the move kernel of the first sub-step (which integrates the
+     * second) is counted without it. */
     double mv = k[K_MOVE] - (nsub > 1 ? k[K_INTEGRATE] : 0.0);
     double ph[4] = {k[K_INTEGRATE],
                     k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT] +
