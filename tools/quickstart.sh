@@ -7,7 +7,8 @@
 #
 # Installs only the Debian packages that are missing (apt-get, as root or
 # with sudo), builds a release build in build/ (warnings are errors) and,
-# for `test`, an address+undefined sanitizer build in build-san/.
+# for `test`, an address+undefined sanitizer build in build-san/ and, when
+# clang is there, the fuzz targets in build-fuzz/ (tests/fuzz).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -49,10 +50,20 @@ test)
     status=0
     echo "== release build: every suite"
     meson test -C build --print-errorlogs --num-processes 1 2>&1 | tee "$log" || status=1
-    echo "== sanitizer build (address, undefined): unit, scene, cli, physics on the CPU engine"
+    echo "== sanitizer build (address, undefined): unit, scene, cli, physics, reliability on the CPU engine"
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
         meson test -C build-san --print-errorlogs --num-processes 1 \
-        --suite unit --suite scene --suite cli --suite physics --no-suite opencl 2>&1 | tee -a "$log" || status=1
+        --suite unit --suite scene --suite cli --suite physics --suite reliability \
+        --no-suite opencl 2>&1 | tee -a "$log" || status=1
+    if command -v clang >/dev/null 2>&1; then
+        # tests/fuzz: each libFuzzer target 30 s on a copy of its corpus.
+        echo "== fuzz build (clang, libFuzzer, address+undefined): 2 targets, 30 s each"
+        [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true \
+            -Db_lundef=false >/dev/null
+        ninja -C build-fuzz tests/fuzz/fuzz_scene tests/fuzz/fuzz_world >/dev/null
+        meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 1 \
+            --suite fuzz 2>&1 | tee -a "$log" || status=1
+    fi
     ok=$(awk '/^Ok:/ {s += $2} END {print s + 0}' "$log")
     fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s + 0}' "$log")
     skip=$(awk '/^Skipped:/ {s += $2} END {print s + 0}' "$log")
