@@ -214,9 +214,19 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
     cl_device_fp_config fp = 0;
     if (clGetDeviceInfo(o->dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS)
         fp = 0;
+    /* -cl-std=CL1.2 where the device's OpenCL C is 1.2 or newer; the
+     * kernels need only 1.1 (atomic_inc, struct arguments), so an older
+     * compiler gets its default instead of a CL_INVALID_BUILD_OPTIONS. */
+    char cver[64] = "";
+    int major = 0, minor = 0;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_OPENCL_C_VERSION, sizeof cver - 1, cver, NULL) !=
+            CL_SUCCESS ||
+        sscanf(cver, "OpenCL C %d.%d", &major, &minor) != 2)
+        major = 1, minor = 2;
+    int cl12 = major > 1 || (major == 1 && minor >= 2);
     char opts[256];
-    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d%s%s",
-             BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS,
+    snprintf(opts, sizeof opts, "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d%s%s",
+             cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");
