@@ -1,6 +1,8 @@
 """End-to-end: draw, undo/redo, freehand, erase and clear lines in the real
 window (driven by xdotool under Xvfb), checked in the state file and in the
 pixels of a screenshot the program takes itself (F12)."""
+import os
+
 from e2e import Sandbox, check, read_png, pixel, write_scene
 
 EMPTY = """ballpit-scene 1
@@ -85,6 +87,27 @@ def main():
         sb.wait(lambda s: s["lines"] == 1, 10, "undo the clear")
         print("ok   L clears lines, Ctrl+Z restores them")
 
+        check(sb.quit() == 0, "Escape quits with status 0")
+
+    # The other way of drawing (GPU renderers use it; forced here): the
+    # line and a swarm must be in the screenshot too.
+    os.environ["BALLPIT_DRAW"] = "geometry"
+    sb = Sandbox()
+    del os.environ["BALLPIT_DRAW"]
+    sb.scene = write_scene(sb.tmp, "empty.scene", EMPTY)
+    with sb:
+        sb.key("space")
+        sb.drag(1, pts)
+        sb.click(3, 900, 400)
+        sb.wait(lambda s: s["lines"] == 1 and s["balls"] == 200, 10, "line and swarm")
+        sb.frames_pass(3)
+        png = read_png(sb.screenshot())
+        on = [bright(png, int(200 + 400 * t / 20), int(150 + 100 * t / 20))
+              for t in range(1, 20)]
+        check(min(on) > 170, "geometry drawing: the line is there (min %d)" % min(on))
+        lit = sum(max(pixel(png, x, y)) > 80 for y in range(330, 470, 2)
+                  for x in range(830, 970, 2))
+        check(lit > 100, "geometry drawing: the swarm is there (%d lit samples)" % lit)
         check(sb.quit() == 0, "Escape quits with status 0")
 
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "app/files.h"
+#include "app/fontfind.h"
 #include "app/state.h"
 #include "test.h"
 
@@ -133,6 +134,25 @@ static int state_json(void)
     return 0;
 }
 
+static int font_search(void)
+{
+    char out[1024];
+    setenv("BALLPIT_FONT_SEARCH", "0", 1);
+    ENSURE(bp_font_find(NULL, out, sizeof out) == -1);
+    unsetenv("BALLPIT_FONT_SEARCH");
+    if (bp_font_find(NULL, out, sizeof out) != 0)
+        return BP_TEST_SKIP; /* a machine without any font */
+    ENSURE(access(out, R_OK) == 0);
+    size_t n = strlen(out);
+    ENSURE(n > 4 && (!strcmp(out + n - 4, ".ttf") || !strcmp(out + n - 4, ".otf") ||
+                     !strcmp(out + n - 4, ".ttc")));
+    /* The one found is skipped when it was already tried and failed. */
+    char other[1024];
+    if (bp_font_find(out, other, sizeof other) == 0)
+        ENSURE(strcmp(other, out) != 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
@@ -141,6 +161,7 @@ int main(int argc, char **argv)
         BP_TEST(atomic_write_replaces_whole),
         BP_TEST(defaults_and_dirname),
         BP_TEST(state_json),
+        BP_TEST(font_search),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
