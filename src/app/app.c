@@ -527,6 +527,10 @@ static void open_font(app *a)
 
 static void cleanup(app *a)
 {
+    /* Gone from the screen at once, even if the engine needs a moment to
+     * finish the piece of a frame it is computing. */
+    if (a->win)
+        SDL_HideWindow(a->win);
     if (a->logic_up)
         bp_logic_stop(&a->L);
     bp_tools_free(&a->tools);
@@ -626,6 +630,8 @@ int bp_app_run(const bp_cli *cli)
         return 1;
     }
     a->logic_up = 1;
+    /* Set before the first tick; the tick's mutex orders it for the thread. */
+    a->L.lockstep = cli->screenshot_after > 0;
 
     const int lockstep = cli->screenshot_after > 0;
     const double period = 1.0 / BP_APP_FPS;

@@ -6,6 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "files.h"
 #include "geom.h"
 
@@ -350,18 +356,47 @@ static void step(bp_logic *L)
     if (L->slowmo && !L->step_once)
         n = n >= 4 ? n / 4 : 1;
     L->step_once = 0;
+    /* A slow frame is stepped in pieces of about 100 ms (sized from the
+     * time per sub-step measured so far), so that quitting never waits
+     * for a whole slow frame. The first piece is one sub-step when the
+     * cost is not known yet. Not in lockstep mode, where the frame must be
+     * exactly what a headless run computes. */
+    int per = n;
+    if (!L->lockstep) {
+        if (L->substep_ms <= 0.0)
+            per = 1;
+        else if (L->substep_ms * n > 150.0)
+            per = (int)(100.0 / L->substep_ms);
+        per = per < 1 ? 1 : per > n ? n : per;
+    }
+    int done = 0, rc = 0;
     char err[256] = "";
     double t0 = now_s();
-    int rc = bp_engine_step(L->e, L->w, (uint32_t)n, err, sizeof err);
+    while (done < n && rc == 0) {
+        int k = n - done < per ? n - done : per;
+        double tc = now_s();
+        rc = bp_engine_step(L->e, L->w, (uint32_t)k, err, sizeof err);
+        if (rc != 0)
+            break;
+        done += k;
+        L->substep_ms = (now_s() - tc) * 1000.0 / k;
+        if (!L->lockstep) {
+            per = L->substep_ms * (n - done) > 150.0 ? (int)(100.0 / L->substep_ms)
+                                                      : n - done;
+            per = per < 1 ? 1 : per;
+        }
+        if (SDL_AtomicGet(&L->stopping))
+            break;
+    }
     if (rc == 0)
         rc = bp_engine_read(L->e, L->w, err, sizeof err);
-    L->step_ms = (now_s() - t0) * 1000.0;
+    L->step_ms = (now_s() - t0) * 1000.0 * (done > 0 ? (double)n / done : 1.0);
     if (rc != 0) {
         fall_back(L, err);
         return;
     }
-    L->sim_time += (double)n / ((double)L->w->params.fps *
-                                (double)L->w->params.substeps);
+    L->sim_time += (double)done / ((double)L->w->params.fps *
+                                   (double)L->w->params.substeps);
 }
 
 /* Real-time factor over the last half second of wall time. */
@@ -377,10 +412,30 @@ static void update_rtf(bp_logic *L)
     }
 }
 
+/* Nice 10 on Linux (per thread): the renderer at nice 0 wins when it
+ * wants the CPU, yet the simulation is not starved by every other program
+ * as SDL's "low" (nice 19) would let it be. Elsewhere SDL's low priority. */
+static void lower_priority(void)
+{
+#if defined(__linux__)
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10) == 0)
+        return;
+#endif
+    SDL_SetThreadPriority(SDL_THREAD_PRIORITY_LOW);
+}
+
 static int run(void *arg)
 {
     bp_logic *L = arg;
     char err[512] = "";
+    /* The picture comes first: the simulation (and the worker threads the
+     * engine starts from this thread, which inherit the priority) takes
+     * the CPU time the renderer leaves. On two cores this keeps 33 fps
+     * while a heavy scene runs slower than real time, as the HUD says.
+     * Lowering one's own priority cannot fail for lack of rights; if the
+     * platform refuses anyway, nothing else changes. */
+    if (!L->lockstep)
+        lower_priority();
     L->e = NULL;
     if (L->want == BP_BACKEND_OPENCL) {
         L->e = bp_engine_create(BP_BACKEND_OPENCL, &L->opts, err, sizeof err);
@@ -526,6 +581,7 @@ int bp_logic_wait_published(bp_logic *L, uint64_t count, int timeout_ms)
 void bp_logic_stop(bp_logic *L)
 {
     if (L->thread) {
+        SDL_AtomicSet(&L->stopping, 1);
         SDL_LockMutex(L->lock);
         L->quit = 1;
         SDL_CondSignal(L->wake);

@@ -31,6 +31,8 @@ typedef struct bp_logic {
     /* shared, lock-free */
     bp_snapbuf snaps;
     SDL_Thread *thread;
+    SDL_atomic_t stopping;  ///< set by bp_logic_stop: end a long step early
+    int lockstep;           ///< never split a frame (reproducible runs)
 
     /* owned by the logic thread after start */
     bp_world *w;          ///< the running world
@@ -43,6 +45,7 @@ typedef struct bp_logic {
     float gx, gy;         ///< the scene's gravity (restored by V)
     uint64_t seed;
     double sim_time, step_ms, rtf;
+    double substep_ms;    ///< measured wall ms per sub-step (0: unknown)
     double rtf_t0, rtf_sim0;
     char scene[128];
     char msg[320];
