@@ -31,6 +31,7 @@ typedef struct bp_hud {
 /// HUD then stays empty but usable).
 int bp_hud_init(bp_hud *h, SDL_Renderer *r, const char *path, int px,
                 char *err, size_t errlen);
+/// Closes the fonts and frees the cached text textures.
 void bp_hud_free(bp_hud *h);
 /// 1 when text can be drawn.
 int bp_hud_ready(const bp_hud *h);

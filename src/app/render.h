@@ -53,6 +53,7 @@ typedef struct bp_render {
 
 /// Creates the textures. Returns 0 or -1 with a reason.
 int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen);
+/// Frees the textures and the reused batches.
 void bp_render_free(bp_render *R);
 /// Clears the window: letterbox bars and the world box.
 void bp_render_background(bp_render *R, const bp_view *v);

@@ -43,6 +43,7 @@ typedef struct bp_snap {
 /// the world fields; the status fields are left to the caller.
 /// Returns 0, or -1 when out of memory (s keeps its old contents).
 int bp_snap_fill(bp_snap *s, const bp_world *w);
+/// Frees the arrays of one snapshot and zeroes it.
 void bp_snap_free(bp_snap *s);
 
 /// Triple buffer of snapshots.
@@ -58,6 +59,7 @@ typedef struct bp_snapbuf {
 
 /// Sets up three empty slots.
 void bp_snapbuf_init(bp_snapbuf *b);
+/// Frees the three slots (no thread may use b any more).
 void bp_snapbuf_free(bp_snapbuf *b);
 /// Writer: the slot to fill next (owned by the writer until publish).
 bp_snap *bp_snapbuf_back(bp_snapbuf *b);

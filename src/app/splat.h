@@ -35,6 +35,7 @@ typedef struct bp_splatter {
 
 /// Zeroes the cache (masks are built on first use).
 void bp_splatter_init(bp_splatter *s);
+/// Frees the cached masks.
 void bp_splatter_free(bp_splatter *s);
 /// Same picture as bp_splat_disc within the quantisation (centre 1/8 px,
 /// radius 1/16 px); radii >= BP_SPLAT_SPRITE_MAX_R use bp_splat_disc.

@@ -68,11 +68,15 @@ typedef struct bp_tools {
 
 /// Sets defaults and the command sink.
 void bp_tools_init(bp_tools *t, bp_emit_fn emit, void *ctx);
+/// Frees the freehand point buffer.
 void bp_tools_free(bp_tools *t);
 /// Mouse button pressed at (x,y) world px; ctrl = Ctrl held.
 void bp_tools_press(bp_tools *t, int button, int ctrl, float x, float y,
                     double now);
+/// Mouse moved to (x,y) world px: updates the preview, erases along the
+/// path, records the throw history.
 void bp_tools_motion(bp_tools *t, float x, float y, double now);
+/// Button released: emits the line, polyline or swarm of the drag.
 void bp_tools_release(bp_tools *t, int button, float x, float y, double now);
 /// Called once per frame: pours while the right button is held.
 void bp_tools_tick(bp_tools *t, double now);

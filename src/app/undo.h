@@ -35,7 +35,9 @@ typedef struct bp_undo {
     uint32_t pos;     ///< entries [0,pos) can be undone, [pos,len) redone
 } bp_undo;
 
+/// Empty history.
 void bp_undo_init(bp_undo *u);
+/// Forgets every step (frees their segments).
 void bp_undo_free(bp_undo *u);
 /// Records an edit of n segments (copied). Drops the redo tail. Returns 0
 /// or -1 when out of memory (the history is then cleared, never wrong).
@@ -46,8 +48,9 @@ int bp_undo_record(bp_undo *u, bp_undo_kind kind, const float *seg,
 int bp_undo_undo(bp_undo *u, bp_world *w);
 /// Redoes the next step on w; same returns as bp_undo_undo.
 int bp_undo_redo(bp_undo *u, bp_world *w);
-/// Number of steps that can be undone / redone.
+/// Number of steps that can be undone.
 uint32_t bp_undo_depth(const bp_undo *u);
+/// Number of steps that can be redone.
 uint32_t bp_undo_redo_depth(const bp_undo *u);
 
 /// Removes from w the newest segment equal to (x1,y1,x2,y2) (either
