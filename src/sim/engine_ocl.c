@@ -155,7 +155,25 @@ static size_t round_up(size_t v, size_t m)
 
 /* ---- Set-up: device, context, program ----------------------------------- */
 
-/* GPU first, else the first device of any type; or the one asked for. */
+/* 0 when device d can run the engine, else -1 with the reason. */
+static int usable(const bp_ocl_device *d, char *err, size_t errlen)
+{
+    cl_bool avail = CL_TRUE, compiler = CL_TRUE;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL) ==
+            CL_SUCCESS &&
+        !avail)
+        return bp_fail(err, errlen, "OpenCL: device %s is not available (CL_DEVICE_AVAILABLE "
+                       "is false: CL_DEVICE_NOT_AVAILABLE)", d->name);
+    if (clGetDeviceInfo(d->device, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler,
+                        NULL) == CL_SUCCESS &&
+        !compiler)
+        return bp_fail(err, errlen, "OpenCL: device %s has no compiler "
+                       "(CL_COMPILER_NOT_AVAILABLE)", d->name);
+    return 0;
+}
+
+/* The device asked for; else the first usable GPU, else the first usable
+ * device of any type. */
 static int pick_device(const bp_engine_opts *opts, bp_ocl_device *out, char *err, size_t errlen)
 {
     bp_ocl_device devs[64];
@@ -171,15 +189,18 @@ static int pick_device(const bp_engine_opts *opts, bp_ocl_device *out, char *err
                            "--list-devices)",
                            opts->device, n == 1 ? "is" : "are", n, n - 1);
         *out = devs[opts->device];
-        return 0;
+        return usable(out, err, errlen);
     }
-    for (int i = 0; i < n; i++)
-        if (devs[i].type & CL_DEVICE_TYPE_GPU) {
-            *out = devs[i];
-            return 0;
-        }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++)
+            if ((pass == 1 || (devs[i].type & CL_DEVICE_TYPE_GPU)) &&
+                usable(&devs[i], NULL, 0) == 0) {
+                *out = devs[i];
+                return 0;
+            }
+    /* None is usable: report why the first one is not. */
     *out = devs[0];
-    return 0;
+    return usable(&devs[0], err, errlen);
 }
 
 /* Fetches and prints the whole build log into err's owner: the log can be
@@ -717,20 +738,6 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         goto fail;
     o->dev = d.device;
     snprintf(o->base.device, sizeof o->base.device, "%s", d.name);
-    cl_bool avail = CL_TRUE, compiler = CL_TRUE;
-    if (clGetDeviceInfo(o->dev, CL_DEVICE_AVAILABLE, sizeof avail, &avail, NULL) == CL_SUCCESS &&
-        !avail) {
-        bp_fail(err, errlen, "OpenCL: device %s is not available (CL_DEVICE_NOT_AVAILABLE)",
-                d.name);
-        goto fail;
-    }
-    if (clGetDeviceInfo(o->dev, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL) ==
-            CL_SUCCESS &&
-        !compiler) {
-        bp_fail(err, errlen, "OpenCL: device %s has no compiler (CL_COMPILER_NOT_AVAILABLE)",
-                d.name);
-        goto fail;
-    }
     cl_int rc;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d.platform, 0};
     o->ctx = clCreateContext(props, 1, &o->dev, NULL, NULL, &rc);
