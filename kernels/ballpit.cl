@@ -6,21 +6,26 @@
  * and work-items on a device: the deterministic grid build and the max
  * speed reduction. One sub-step is, in order (src/sim/engine_ocl.c):
  *
- *   bp_k_integrate    per ball: gravity, speed cap, cell index; counts the
- *                     balls per cell (atomic_inc gives each ball a slot in
- *                     its cell) and its speed^2;
- *                     only in the first sub-step of a step: later ones
- *                     do this at the end of bp_k_move
- *   bp_k_scan_blocks  per cell block: exclusive prefix sum of the counts
- *                     inside the block, block totals; clears the counts;
- *                     the largest speed^2 of a share of the balls
- *   bp_k_scan_top     one work-group: prefix of the block totals, and the
- *                     largest speed^2 over the blocks
- *   bp_k_scatter      per ball: sorted[cell start + slot] = i
- *   bp_k_cell_sort    per cell: final cell_start[], and the cell's short
- *                     list sorted by ball index, because the atomic slots
- *                     come in any order; after it, sorted[] is exactly the
- *                     CPU's counting sort (cells ascending, ties by index)
+ *   bp_k_integrate    per ball: gravity, speed cap, cell index, speed^2;
+ *                     on GPUs also counts the balls per cell (atomic_inc
+ *                     gives each ball a slot in its cell); only in the
+ *                     first sub-step of a step: later ones do this at the
+ *                     end of bp_k_move
+ *   grid build, on CPU devices (PoCL):
+ *     bp_k_grid_serial  one work-item: the CPU engine's counting sort and
+ *                       the largest speed^2
+ *   grid build, on GPUs:
+ *     bp_k_scan_blocks  per cell block: exclusive prefix sum of the counts
+ *                       inside the block, block totals; clears the counts;
+ *                       the largest speed^2 of a share of the balls
+ *     bp_k_scan_top     one work-group: prefix of the block totals, and
+ *                       the largest speed^2 over the blocks
+ *     bp_k_scatter      per ball: sorted[cell start + slot] = i
+ *     bp_k_cell_sort    per cell: final cell_start[], and the cell's short
+ *                       list sorted by ball index, because the atomic
+ *                       slots come in any order
+ *   either way sorted[] is then exactly the CPU's counting sort (cells
+ *   ascending, ties by ball index)
  *   bp_k_partner      per ball: bp_find_partner
  *   bp_k_respond      per ball: bp_respond
  *   bp_k_move         per ball: bp_move_static, then pass 1 of the next
@@ -40,7 +45,7 @@
 #define BP_SCAN_LOCAL 256
 #endif
 #ifndef BP_SCAN_ITEMS
-#define BP_SCAN_ITEMS 8
+#define BP_SCAN_ITEMS 16
 #endif
 #define BP_SCAN_BLOCK (BP_SCAN_LOCAL * BP_SCAN_ITEMS)
 
