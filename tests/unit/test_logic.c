@@ -14,7 +14,7 @@ static const bp_snap *frame(bp_logic *L)
 {
     uint64_t want = atomic_load(&L->snaps.published) + 1;
     bp_logic_tick(L);
-    if (bp_logic_wait_published(L, want, 20000) != 0)
+    if (bp_logic_wait_published(L, want, 90000) != 0)
         return NULL;
     return bp_snapbuf_acquire(&L->snaps, NULL);
 }
@@ -198,12 +198,62 @@ static int save_and_load(void)
     return 0;
 }
 
+/* G while paused: the world moves to the other engine without a ball
+ * lost or moved (bit for bit), and back; or, without OpenCL, the reason is
+ * in the snapshot and the CPU engine keeps running. */
+static int engine_switch_keeps_every_ball(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    bp_cmd sp = { .kind = BP_CMD_SPAWN, .u = 500 };
+    float f[6] = { 640, 300, 30, -20, 3, 120 };
+    memcpy(sp.f, f, sizeof f);
+    ENSURE(push(L, sp) == 0);
+    const bp_snap *s = frame(L);
+    s = frame(L);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(s->paused && s->count == 500);
+    float *x = malloc(500 * sizeof *x), *y = malloc(500 * sizeof *y);
+    ENSURE(x && y);
+    memcpy(x, s->x, 500 * sizeof *x);
+    memcpy(y, s->y, 500 * sizeof *y);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(s != NULL);
+    if (strcmp(s->engine, "opencl") != 0) {
+        /* No usable OpenCL here: the reason is shown, the CPU stays. */
+        ENSURE(strcmp(s->engine, "cpu") == 0 && s->engine_error[0]);
+        ENSURE(strstr(s->msg, "unavailable") != NULL);
+        printf("(OpenCL unavailable: %s)\n", s->engine_error);
+    } else {
+        ENSURE(s->count == 500);
+        for (int i = 0; i < 500; i++)
+            ENSURE(s->x[i] == x[i] && s->y[i] == y[i]);
+        ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+        s = frame(L);
+        ENSURE(strcmp(s->engine, "cpu") == 0 && s->count == 500);
+        for (int i = 0; i < 500; i++)
+            ENSURE(s->x[i] == x[i] && s->y[i] == y[i]);
+    }
+    /* Still steps after the round trip. */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_STEP_ONE }) == 0);
+    uint64_t f0 = s->frame;
+    s = frame(L);
+    ENSURE(s->frame == f0 + 1);
+    free(x);
+    free(y);
+    bp_logic_stop(L);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
         BP_TEST(edits_land_between_frames),
         BP_TEST(pause_step_slowmo_gravity_reset),
         BP_TEST(save_and_load),
+        BP_TEST(engine_switch_keeps_every_ball),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
