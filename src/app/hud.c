@@ -51,7 +51,7 @@ static bp_text *text(bp_hud *h, int slot, const char *s, SDL_Color c,
     if (slot < 0 || slot >= BP_HUD_SLOTS || !h->font)
         return NULL;
     bp_text *t = &h->slot[slot];
-    char key[256];
+    char key[sizeof t->s];
     /* The colour is part of the cache key. */
     snprintf(key, sizeof key, "%02x%02x%02x%d%s", c.r, c.g, c.b, bold, s);
     if (t->t && strcmp(t->s, key) == 0)
@@ -115,6 +115,13 @@ void bp_hud_message(bp_hud *h, int slot, const char *s, int win_h,
 {
     if (!h->font || !s[0])
         return;
+    /* A long path or error keeps its start and its end on screen. */
+    char cut[200];
+    size_t n = strlen(s);
+    if (n >= sizeof cut) {
+        snprintf(cut, sizeof cut, "%.90s ... %s", s, s + n - 90);
+        s = cut;
+    }
     bp_text *t = text(h, slot, s, c, 0);
     if (!t)
         return;

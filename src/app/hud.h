@@ -14,7 +14,7 @@
 #define BP_HUD_SLOTS 48
 
 typedef struct bp_text {
-    char s[256];
+    char s[600];      ///< cache key: colour, style and the text
     SDL_Texture *t;
     int w, h;
 } bp_text;
