@@ -67,6 +67,7 @@ typedef struct bp_step_params {
     float k_damp;         /* resting contact damping per reduced mass, 1/s */
     float skin;           /* resting spring engages at gap < skin * rmin */
     float spring_range;   /* deepest overlap the spring sees, * rmin */
+    float friction;       /* share of the sliding speed a resting contact removes per sub-step */
     float rmax;           /* largest radius */
     float cell, inv_cell; /* ball grid */
     bp_i32 gw, gh;
@@ -292,6 +293,7 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                  * stopped inelastically before it can dig in: it may close
                  * the gap, or approach at rest_speed, no faster. */
                 float allowed = BP_FMAX(rest, gap / h);
+                float tvx = rvx - vn * nx, tvy = rvy - vn * ny; /* sliding */
                 if (vn > allowed) {
                     float k_ = mu * (vn - allowed);
                     dvx -= k_ * nx;
@@ -305,6 +307,9 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                         float k_ = mu * f * h;
                         dvx -= k_ * nx;
                         dvy -= k_ * ny;
+                        /* viscous friction: a share of the sliding speed */
+                        dvx -= mu * P->friction * tvx;
+                        dvy -= mu * P->friction * tvy;
                     }
                     if (depth > range) {
                         px -= mu * P->beta * (depth - range) * nx;

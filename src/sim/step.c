@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(bp_step_params) == 24 * 4, "bp_step_params must stay 4-byte fields only");
+_Static_assert(sizeof(bp_step_params) == 25 * 4, "bp_step_params must stay 4-byte fields only");
 
 float bp_world_rmax(const bp_world *w)
 {
@@ -48,6 +48,7 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
     P->k_damp = 2.0f * BP_SPRING_ZETA * om;
     P->skin = BP_SKIN;
     P->spring_range = BP_SPRING_RANGE;
+    P->friction = BP_FRICTION;
     P->rmax = bp_world_rmax(w);
     /* Cells of one diameter plus the relative travel of a sub-step at the
      * speed hint, so the usual search is the 3x3 cells around a ball (a

@@ -14,10 +14,13 @@
 #define BP_BETA 0.5f           /* share of a predicted overlap removed per sub-step */
 #define BP_REST_TIME 0.1f      /* rest_speed = |g| * BP_REST_TIME */
 #ifndef BP_SPRING_WH
-#define BP_SPRING_WH 0.7f      /* resting spring: angular frequency * sub-step */
-#define BP_SPRING_ZETA 0.2f    /* resting spring: damping ratio */
+#define BP_SPRING_WH 0.8f      /* resting spring: angular frequency * sub-step */
+#define BP_SPRING_ZETA 0.25f   /* resting spring: damping ratio */
 #endif
 #define BP_SKIN 0.05f          /* resting spring engages this share of a radius early */
+#ifndef BP_FRICTION
+#define BP_FRICTION 0.02f      /* resting contacts: share of the sliding speed removed per sub-step */
+#endif
 #define BP_SPRING_RANGE 0.25f  /* deeper overlap (share of a radius): displacement */
 
 typedef struct bp_seggrid {
