@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--seconds", type=int, default=30)
     ap.add_argument("--dict", default=None)
     a = ap.parse_args()
+    a.fuzzer = os.path.abspath(a.fuzzer)  # meson may pass a bare name
     if not os.path.isdir(a.corpus):
         print(f"run_fuzz: corpus folder {a.corpus} is missing", file=sys.stderr)
         return 1
