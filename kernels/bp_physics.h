@@ -39,11 +39,16 @@ typedef int bp_i32;
 #define BP_SQRT(x) sqrtf(x)
 #define BP_FLOOR(x) floorf(x)
 #define BP_CEIL(x) ceilf(x)
-#define BP_FMIN(a, b) fminf(a, b)
-#define BP_FMAX(a, b) fmaxf(a, b)
+#define BP_FMIN(a, b) bp_fminf(a, b)
+#define BP_FMAX(a, b) bp_fmaxf(a, b)
 #define BP_ISFINITE(x) isfinite(x)
 typedef uint32_t bp_u32;
 typedef int32_t bp_i32;
+/* fminf/fmaxf without -ffinite-math-only are library calls; these compile to
+ * one instruction and, like them, return b when a is NaN (the NaN guards
+ * below pass the possibly-NaN value first). */
+static inline float bp_fminf(float a, float b) { return a < b ? a : b; }
+static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
 /* "No hit" marker for times of impact measured as a fraction of a sweep. */
