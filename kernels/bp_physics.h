@@ -115,6 +115,22 @@ BP_FN bp_i32 bp_reach(const bp_step_params *P, float vmax)
     return bp_clampi(k, 1, BP_MAX_REACH);
 }
 
+/* The block of ball-grid cells within `reach` cells of a position. */
+typedef struct bp_window {
+    bp_i32 x0, x1, y0, y1;
+} bp_window;
+
+BP_FN bp_window bp_search_window(const bp_step_params *P, float x, float y, bp_i32 reach)
+{
+    bp_i32 cx = bp_grid_coord(x, P->inv_cell, P->gw), cy = bp_grid_coord(y, P->inv_cell, P->gh);
+    bp_window w;
+    w.x0 = bp_clampi(cx - reach, 0, P->gw - 1);
+    w.x1 = bp_clampi(cx + reach, 0, P->gw - 1);
+    w.y0 = bp_clampi(cy - reach, 0, P->gh - 1);
+    w.y1 = bp_clampi(cy + reach, 0, P->gh - 1);
+    return w;
+}
+
 /* Scales (vx, vy) down to the speed cap. */
 BP_FN void bp_cap_speed(float cap, float *vx, float *vy)
 {
@@ -178,14 +194,12 @@ BP_FN bp_i32 bp_find_partner(bp_u32 i, const bp_step_params *P, bp_i32 reach,
                              BP_GLOBAL const bp_u32 *sorted)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i];
-    bp_i32 cx = bp_grid_coord(xi, P->inv_cell, P->gw), cy = bp_grid_coord(yi, P->inv_cell, P->gh);
-    bp_i32 y0 = bp_clampi(cy - reach, 0, P->gh - 1), y1 = bp_clampi(cy + reach, 0, P->gh - 1);
-    bp_i32 x0 = bp_clampi(cx - reach, 0, P->gw - 1), x1 = bp_clampi(cx + reach, 0, P->gw - 1);
+    bp_window win = bp_search_window(P, xi, yi, reach);
     bp_i32 best = -1;
     float best_t = 3.0e38f;
-    for (bp_i32 gy = y0; gy <= y1; gy++) {
+    for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
-        bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
+        bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
         /* Cells of a row are contiguous in `sorted`: one run per row. */
         for (bp_u32 k = k0; k < k1; k++) {
             bp_u32 j = sorted[k];
@@ -237,12 +251,10 @@ BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
     bp_i32 partner = best[i];
     float h = P->h, rest = P->rest_speed;
     float dvx = 0.0f, dvy = 0.0f, px = 0.0f, py = 0.0f;
-    bp_i32 cx = bp_grid_coord(xi, P->inv_cell, P->gw), cy = bp_grid_coord(yi, P->inv_cell, P->gh);
-    bp_i32 y0 = bp_clampi(cy - reach, 0, P->gh - 1), y1 = bp_clampi(cy + reach, 0, P->gh - 1);
-    bp_i32 x0 = bp_clampi(cx - reach, 0, P->gw - 1), x1 = bp_clampi(cx + reach, 0, P->gw - 1);
-    for (bp_i32 gy = y0; gy <= y1; gy++) {
+    bp_window win = bp_search_window(P, xi, yi, reach);
+    for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
-        bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
+        bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
         for (bp_u32 k = k0; k < k1; k++) {
             bp_u32 j = sorted[k];
             if (j == i)
