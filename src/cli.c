@@ -454,7 +454,7 @@ void bp_cli_usage(FILE *f)
         "  --save-to PATH         scene file Ctrl+S writes\n"
         "  --screenshot-after N   take a screenshot after N frames, then quit\n"
         "  --screenshot-path F    file for --screenshot-after\n"
-        "  --state-file PATH      write the sandbox state to PATH every second (tests)\n"
+        "  --state-file PATH      write the sandbox state to PATH when it changes (tests)\n"
         "\n"
         "Exit status: 0 success, 1 run-time failure (e.g. a file could not be\n"
         "written), 2 bad command line or bad scene, 3 OpenCL unusable.\n"

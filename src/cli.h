@@ -30,7 +30,7 @@ typedef struct bp_cli {
     const char *save_to;      ///< --save-to PATH (Ctrl+S target)
     long screenshot_after;    ///< --screenshot-after N: screenshot after N frames, then quit
     const char *screenshot_path; ///< --screenshot-path FILE for --screenshot-after
-    const char *state_file;   ///< --state-file PATH: sandbox writes its state each second (tests)
+    const char *state_file;   ///< --state-file PATH: sandbox writes its state when it changes (tests)
     int width, height;        ///< --window WxH
 } bp_cli;
 
