@@ -5,7 +5,10 @@
  * A row: build the world, create the engine, run a few warm-up frames
  * (first-touch memory, OpenCL program build and buffer upload stay out of
  * the timing), then time M frames one frame per call as the sandbox runs
- * them. M defaults to what fills about BENCH_TARGET_S seconds.
+ * them. M defaults to BENCH_FRAMES: the same simulated second for every
+ * engine and every commit, so rows compare like with like (a count that
+ * followed the engine's speed would give a faster engine more, and
+ * different, frames: the rain gets denser as it lands).
  */
 #include "cli.h"
 #include "cli_internal.h"
@@ -17,11 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Wall seconds a row aims for when --bench-frames is not given. */
-#define BENCH_TARGET_S 3.0
+/* Timed frames of a row when --bench-frames is not given: 1 s simulated. */
+#define BENCH_FRAMES 33
 #define BENCH_WARMUP_FRAMES 3
-#define BENCH_MIN_FRAMES 5
-#define BENCH_MAX_FRAMES 10000
 /* Pile row size (the dense case). */
 #define BENCH_PILE_N 50000u
 
@@ -174,17 +175,10 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     uint32_t sub = (uint32_t)w->params.substeps;
     if (bp_engine_attach(e, w, err, errlen) != 0)
         goto out;
-    double t0 = now_s();
     for (int f = 0; f < BENCH_WARMUP_FRAMES; f++)
         if (bp_engine_step(e, w, sub, err, errlen) != 0)
             goto out;
-    double per = (now_s() - t0) / BENCH_WARMUP_FRAMES;
-    long m = cli->bench_frames;
-    if (m <= 0) {
-        double want = per > 0.0 ? ceil(BENCH_TARGET_S / per) : BENCH_MAX_FRAMES;
-        m = want < BENCH_MIN_FRAMES ? BENCH_MIN_FRAMES
-          : want > BENCH_MAX_FRAMES ? BENCH_MAX_FRAMES : (long)want;
-    }
+    long m = cli->bench_frames > 0 ? cli->bench_frames : BENCH_FRAMES;
     bp_phase_times sum = { 0 }, t;
     double wall = 0.0;
     for (long f = 0; f < m; f++) {
