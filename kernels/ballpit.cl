@@ -26,8 +26,8 @@
  *                       slots come in any order
  *   either way sorted[] is then exactly the CPU's counting sort (cells
  *   ascending, ties by ball index)
- *   bp_k_partner      per ball: bp_find_partner
- *   bp_k_respond      per ball: bp_respond
+ *   bp_k_contacts     per ball: bp_contacts (the walk over the neighbours)
+ *   bp_k_resolve      per ball: bp_resolve (the partner's term)
  *   bp_k_move         per ball: bp_move_static, then pass 1 of the next
  *                     sub-step
  *
@@ -264,41 +264,41 @@ __kernel void bp_k_grid_serial(const uint n, const uint ncells, __global const u
     v2max[0] = m;
 }
 
-/* The neighbour search reach of this sub-step, as the CPU engine computes
- * it: from the square root of the largest speed^2 after integration. */
-static bp_i32 bp_reach_now(const bp_step_params *P, __global const float *v2max)
+/* The fastest ball's speed in this sub-step, as the CPU engine computes
+ * it: the square root of the largest speed^2 after integration. */
+static float bp_vmax_now(__global const float *v2max)
 {
-    return bp_reach(P, sqrt(v2max[0]));
+    return sqrt(v2max[0]);
 }
 
 /* Pass 3. */
-__kernel void bp_k_partner(const bp_step_params P, __global const float *v2max,
-                           __global const float *x, __global const float *y,
-                           __global const float *vx, __global const float *vy,
-                           __global const float *r, __global const uint *cell_start,
-                           __global const uint *sorted, __global int *best)
+__kernel void bp_k_contacts(const bp_step_params P, __global const float *v2max,
+                            __global const float *x, __global const float *y,
+                            __global const float *vx, __global const float *vy,
+                            __global const float *r, __global const float *m,
+                            __global const uint *cell_start, __global const uint *sorted,
+                            __global int *best, __global float *nvx, __global float *nvy,
+                            __global float *cpx, __global float *cpy)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    best[i] = bp_find_partner(i, &P, bp_reach_now(&P, v2max), x, y, vx, vy, r, cell_start,
-                              sorted);
+    bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, cell_start, sorted, best,
+                nvx, nvy, cpx, cpy);
 }
 
 /* Pass 4. */
-__kernel void bp_k_respond(const bp_step_params P, __global const float *v2max,
-                           __global const float *x, __global const float *y,
-                           __global const float *vx, __global const float *vy,
-                           __global const float *r, __global const float *m,
-                           __global const uint *cell_start, __global const uint *sorted,
-                           __global const int *best, __global float *nvx, __global float *nvy,
-                           __global float *cpx, __global float *cpy)
+__kernel void bp_k_resolve(const bp_step_params P, __global const float *x,
+                           __global const float *y, __global const float *vx,
+                           __global const float *vy, __global const float *r,
+                           __global const float *m, __global const int *best,
+                           __global float *nvx, __global float *nvy, __global float *cpx,
+                           __global float *cpy)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_respond(i, &P, bp_reach_now(&P, v2max), x, y, vx, vy, r, m, cell_start, sorted, best,
-               nvx, nvy, cpx, cpy);
+    bp_resolve(i, &P, x, y, vx, vy, r, m, best, nvx, nvy, cpx, cpy);
 }
 
 /* Pass 5, and pass 1 of the next sub-step when integrate_next is set

@@ -10,9 +10,11 @@
  * same bits:
  *   1. bp_integrate      gravity, speed cap; cell index; (max speed reduced)
  *   2. grid build        counting sort by cell, ties in ball-index order
- *   3. bp_find_partner   earliest ball-ball impact of ball i (or -1)
- *   4. bp_respond        impacts with a mutual partner, resting contacts,
- *                        overlap correction -> new velocity + displacement
+ *   3. bp_contacts       one walk over the neighbours: earliest ball-ball
+ *                        impact of ball i (or -1), and the sum of its resting
+ *                        contacts and overlap corrections but that partner's
+ *   4. bp_resolve        the partner's term (impact if mutual), then the new
+ *                        velocity + displacement
  *   5. bp_move_static    swept motion against segments, end points and the
  *                        box with time of impact; writes x, y, vx, vy
  */
@@ -106,28 +108,35 @@ BP_FN bp_u32 bp_cell_of(const bp_step_params *P, float x, float y)
                     bp_grid_coord(x, P->inv_cell, P->gw));
 }
 
-/* How many cells around its own a ball must search: any partner it can
- * touch in this sub-step is within 2*rmax + h*max(2*vmax, rest_speed). */
-BP_FN bp_i32 bp_reach(const bp_step_params *P, float vmax)
+/* How far from its centre ball i (radius ri, speed vi) must look for
+ * neighbours in this sub-step, vmax being the fastest ball's speed. A
+ * neighbour j matters if it is close (bp_pair_close: within
+ * rsum (1 + skin) + rest_speed h) or can be hit within the sub-step, which
+ * needs the gap closed at the relative speed, at most (vi + vmax) h; and
+ * rsum <= ri + rmax. 1% more covers the rounding of the exact tests. */
+BP_FN float bp_reach(const bp_step_params *P, float ri, float vi, float vmax)
 {
-    float d = 2.0f * P->rmax + P->h * BP_FMAX(2.0f * vmax, P->rest_speed);
-    bp_i32 k = (bp_i32)BP_CEIL(d * P->inv_cell);
-    return bp_clampi(k, 1, BP_MAX_REACH);
+    float rsum = ri + P->rmax;
+    float close = rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    float hit = rsum + (vi + vmax) * P->h;
+    return 1.01f * BP_FMAX(close, hit);
 }
 
-/* The block of ball-grid cells within `reach` cells of a position. */
+/* The block of ball-grid cells that holds every ball within `reach` of a
+ * position, at most BP_MAX_REACH cells either side of its own cell (which
+ * bounds the work per ball). */
 typedef struct bp_window {
     bp_i32 x0, x1, y0, y1;
 } bp_window;
 
-BP_FN bp_window bp_search_window(const bp_step_params *P, float x, float y, bp_i32 reach)
+BP_FN bp_window bp_search_window(const bp_step_params *P, float x, float y, float reach)
 {
     bp_i32 cx = bp_grid_coord(x, P->inv_cell, P->gw), cy = bp_grid_coord(y, P->inv_cell, P->gh);
     bp_window w;
-    w.x0 = bp_clampi(cx - reach, 0, P->gw - 1);
-    w.x1 = bp_clampi(cx + reach, 0, P->gw - 1);
-    w.y0 = bp_clampi(cy - reach, 0, P->gh - 1);
-    w.y1 = bp_clampi(cy + reach, 0, P->gh - 1);
+    w.x0 = bp_clampi(bp_grid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
+    w.x1 = bp_clampi(bp_grid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
+    w.y0 = bp_clampi(bp_grid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
+    w.y1 = bp_clampi(bp_grid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
     return w;
 }
 
@@ -183,19 +192,165 @@ BP_FN float bp_pair_toi(float dx, float dy, float rvx, float rvy, float rsum, fl
     return t <= h ? t : -1.0f;
 }
 
-/* Pass 3: the ball j that ball i hits first in this sub-step (approach
- * faster than the resting threshold), ties to the lower index; -1 if none.
- * The time of impact is the same float from both sides (every term changes
- * sign twice), so a pair that picks each other does so from both ends. */
-BP_FN bp_i32 bp_find_partner(bp_u32 i, const bp_step_params *P, bp_i32 reach,
-                             BP_GLOBAL const float *x, BP_GLOBAL const float *y,
-                             BP_GLOBAL const float *vx, BP_GLOBAL const float *vy,
-                             BP_GLOBAL const float *r, BP_GLOBAL const bp_u32 *cell_start,
-                             BP_GLOBAL const bp_u32 *sorted)
+/* What the neighbours of a ball do to it in one sub-step: the velocity
+ * change and the displacement, summed over pairs. */
+typedef struct bp_push {
+    float dvx, dvy, px, py;
+} bp_push;
+
+BP_FN void bp_push_add(bp_push *a, bp_push b)
 {
-    float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i];
+    a->dvx += b.dvx;
+    a->dvy += b.dvy;
+    a->px += b.px;
+    a->py += b.py;
+}
+
+/* The unit vector from ball i towards ball j, dist = |(dx, dy)| apart;
+ * balls on the same centre are split along x, by index order. */
+BP_FN void bp_pair_normal(bp_u32 i, bp_u32 j, float dx, float dy, float dist, float *nx,
+                          float *ny)
+{
+    if (dist > 0.0f) {
+        *nx = dx / dist;
+        *ny = dy / dist;
+    } else {
+        *nx = j > i ? 1.0f : -1.0f;
+        *ny = 0.0f;
+    }
+}
+
+/* Ball j is close enough to ball i (d2 apart, radii summing to rsum) for a
+ * resting contact or an overlap correction. */
+BP_FN int bp_pair_close(const bp_step_params *P, float d2, float rsum)
+{
+    float near_ = rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    return d2 < near_ * near_;
+}
+
+/* Ball j may be ball i's impact partner: they meet within the sub-step at
+ * t (bp_pair_toi), approaching faster than the resting threshold, and under
+ * gravity they do not touch yet (balls in contact are soft contacts). */
+BP_FN int bp_pair_candidate(const bp_step_params *P, float t, float dx, float dy, float d2,
+                            float rvx, float rvy, float rsum)
+{
+    if (t < 0.0f)
+        return 0;
+    if (P->rest_speed > 0.0f && d2 < rsum * rsum)
+        return 0;
+    float dr = dx * rvx + dy * rvy;
+    /* approach speed dr/|d| > rest_speed, without a square root */
+    return dr > 0.0f && dr * dr > P->rest_speed * P->rest_speed * d2;
+}
+
+/* Impact of ball i with its mutual partner j: seed 003's normal/tangent
+ * formula with restitution, v1n' = v1n - (1+e) m2/(m1+m2) (v1n - v2n):
+ * momentum exact, energy exact for e = 1. Speculative: applied when the
+ * time of impact falls inside this sub-step, so the pair never passes
+ * through. The normal is the line of centres at the moment of contact, not
+ * at the start of the sub-step. mu = m_j / (m_i + m_j). */
+BP_FN void bp_pair_impact(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy,
+                          float d2, float rvx, float rvy, float rsum, float mu, bp_push *acc)
+{
+    float dist = BP_SQRT(d2), nx, ny;
+    bp_pair_normal(i, j, dx, dy, dist, &nx, &ny);
+    float gap = dist - rsum;
+    float t = BP_FMAX(bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h), 0.0f);
+    float cx_ = dx - rvx * t, cy_ = dy - rvy * t;
+    float cl = BP_SQRT(cx_ * cx_ + cy_ * cy_);
+    if (cl > 0.0f) {
+        nx = cx_ / cl;
+        ny = cy_ / cl;
+    }
+    float vn = rvx * nx + rvy * ny;
+    float k_ = (1.0f + P->e) * mu * vn;
+    acc->dvx -= k_ * nx;
+    acc->dvy -= k_ * ny;
+    if (gap < 0.0f) {
+        acc->px += mu * P->beta * gap * nx;
+        acc->py += mu * P->beta * gap * ny;
+    }
+}
+
+/* Any other close neighbour j of ball i (bp_pair_close):
+ *  - gravity on: a damped spring on the overlap (soft contact), so a pile
+ *    comes to rest with zero velocity and an overlap of a few thousandths
+ *    of a pixel per layer;
+ *  - gravity off: an overlap is pushed apart by displacement only (no
+ *    energy). */
+BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy, float d2,
+                        float rvx, float rvy, float ri, float rj, float mu, bp_push *acc)
+{
+    float dist = BP_SQRT(d2), nx, ny;
+    bp_pair_normal(i, j, dx, dy, dist, &nx, &ny);
+    float vn = rvx * nx + rvy * ny; /* > 0: approaching */
+    float gap = dist - (ri + rj);
+    float h = P->h, rest = P->rest_speed;
+    if (rest > 0.0f) {
+        /* A damped spring, stiffness and damping per unit reduced mass,
+         * pushing only. It engages a thin skin before the discs touch, so
+         * the small compression a pile needs to carry its weight happens
+         * mostly in the skin; an overlap deeper than the spring's range is
+         * removed by displacement instead, so deep overlaps never explode. */
+        float rmin = BP_FMIN(ri, rj);
+        float depth = P->skin * rmin - gap;
+        /* A fast approach that is not this sub-step's impact pair is
+         * stopped inelastically before it can dig in: it may close the
+         * gap, or approach at rest_speed, no faster. */
+        float allowed = BP_FMAX(rest, gap / h);
+        float tvx = rvx - vn * nx, tvy = rvy - vn * ny; /* sliding */
+        if (vn > allowed) {
+            float k_ = mu * (vn - allowed);
+            acc->dvx -= k_ * nx;
+            acc->dvy -= k_ * ny;
+            vn = allowed;
+        }
+        if (depth > 0.0f) {
+            float range = P->spring_range * rmin;
+            float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
+            if (f > 0.0f) {
+                float k_ = mu * f * h;
+                acc->dvx -= k_ * nx;
+                acc->dvy -= k_ * ny;
+                /* viscous friction: a share of the sliding speed */
+                acc->dvx -= mu * P->friction * tvx;
+                acc->dvy -= mu * P->friction * tvy;
+            }
+            if (depth > range) {
+                acc->px -= mu * P->beta * (depth - range) * nx;
+                acc->py -= mu * P->beta * (depth - range) * ny;
+            }
+        }
+    } else if (gap < 0.0f) {
+        acc->px += mu * P->beta * gap * nx;
+        acc->py += mu * P->beta * gap * ny;
+    }
+}
+
+/* Pass 3, the one walk over ball i's neighbours:
+ *  - its impact partner: the ball j it hits first in this sub-step
+ *    (bp_pair_candidate), ties to the lower index, or -1. The time of impact
+ *    is the same float from both sides (every term changes sign twice), so
+ *    a pair that picks each other does so from both ends;
+ *  - the sum of bp_pair_soft over its close neighbours except that partner,
+ *    whose term bp_resolve adds once it knows whether the choice is mutual
+ *    (the soft term of the best candidate so far is held back, and joins
+ *    the sum when a better candidate replaces it).
+ * Jacobi: reads the old state of all, writes ball i's slots only. */
+BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL const float *x,
+                       BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
+                       BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
+                       BP_GLOBAL const float *m, BP_GLOBAL const bp_u32 *cell_start,
+                       BP_GLOBAL const bp_u32 *sorted, BP_GLOBAL bp_i32 *best,
+                       BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy, BP_GLOBAL float *spx,
+                       BP_GLOBAL float *spy)
+{
+    float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
+    float reach = bp_reach(P, ri, BP_SQRT(vxi * vxi + vyi * vyi), vmax);
+    float reach2 = reach * reach;
     bp_window win = bp_search_window(P, xi, yi, reach);
-    bp_i32 best = -1;
+    bp_push acc = {0.0f, 0.0f, 0.0f, 0.0f}, held = {0.0f, 0.0f, 0.0f, 0.0f};
+    bp_i32 b = -1;
     float best_t = 3.0e38f;
     for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
@@ -206,142 +361,70 @@ BP_FN bp_i32 bp_find_partner(bp_u32 i, const bp_step_params *P, bp_i32 reach,
             if (j == i)
                 continue;
             float dx = x[j] - xi, dy = y[j] - yi;
-            float rvx = vxi - vx[j], rvy = vyi - vy[j];
-            float rsum = ri + r[j];
-            float t = bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
-            if (t < 0.0f)
-                continue;
             float d2 = dx * dx + dy * dy;
-            /* under gravity, balls already in contact are soft contacts */
-            if (P->rest_speed > 0.0f && d2 < rsum * rsum)
+            if (d2 > reach2) /* most of the window: one compare */
                 continue;
-            float dr = dx * rvx + dy * rvy;
-            /* approach speed dr/|d| > rest_speed, without a square root */
-            if (dr <= 0.0f || dr * dr <= P->rest_speed * P->rest_speed * d2)
+            float rj = r[j], rsum = ri + rj;
+            float rvx = vxi - vx[j], rvy = vyi - vy[j];
+            int close = bp_pair_close(P, d2, rsum);
+            float t = bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+            if (!close && t < 0.0f)
                 continue;
-            if (t < best_t || (t == best_t && (bp_i32)j < best)) {
+            bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (close)
+                bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, m[j] / (mi + m[j]), &c);
+            if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy, rsum) &&
+                (t < best_t || (t == best_t && (bp_i32)j < b))) {
+                bp_push_add(&acc, held);
+                held = c;
+                b = (bp_i32)j;
                 best_t = t;
-                best = (bp_i32)j;
+            } else {
+                bp_push_add(&acc, c);
             }
         }
     }
-    return best;
+    best[i] = b;
+    sdvx[i] = acc.dvx;
+    sdvy[i] = acc.dvy;
+    spx[i] = acc.px;
+    spy[i] = acc.py;
 }
 
-/* Pass 4: the velocity change and displacement of ball i from its
- * neighbours (Jacobi: reads the old state of all, writes ball i only).
- *  - impact with a mutual partner: seed 003's normal/tangent formula with
- *    restitution, v1n' = v1n - (1+e) m2/(m1+m2) (v1n - v2n): momentum exact,
- *    energy exact for e = 1 (speculative: applied when the time of impact
- *    falls inside this sub-step, so the pair never passes through).
- *  - resting contact (gravity on, the pair already overlapping): a damped
- *    spring on the overlap (soft contact), so a pile comes to rest with
- *    zero velocity and an overlap of a few thousandths of a pixel per layer.
- *  - any other overlap: pushed apart by displacement only (no energy).
- */
-BP_FN void bp_respond(bp_u32 i, const bp_step_params *P, bp_i32 reach,
-                      BP_GLOBAL const float *x, BP_GLOBAL const float *y,
-                      BP_GLOBAL const float *vx, BP_GLOBAL const float *vy,
-                      BP_GLOBAL const float *r, BP_GLOBAL const float *m,
-                      BP_GLOBAL const bp_u32 *cell_start, BP_GLOBAL const bp_u32 *sorted,
-                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *nvx, BP_GLOBAL float *nvy,
-                      BP_GLOBAL float *cpx, BP_GLOBAL float *cpy)
+/* Pass 4: ball i's partner term, an impact if the choice is mutual, else
+ * its soft term (as bp_contacts would have added it), then the new
+ * velocity (capped) and displacement (at most half the radius per
+ * sub-step; the rest is spread over later steps). In place over pass 3's
+ * sums, which it turns into the new velocity and displacement. */
+BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *x,
+                      BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
+                      BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
+                      BP_GLOBAL const float *m, BP_GLOBAL const bp_i32 *best,
+                      BP_GLOBAL float *nvx, BP_GLOBAL float *nvy, BP_GLOBAL float *cpx,
+                      BP_GLOBAL float *cpy)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
-    bp_i32 partner = best[i];
-    float h = P->h, rest = P->rest_speed;
-    float dvx = 0.0f, dvy = 0.0f, px = 0.0f, py = 0.0f;
-    bp_window win = bp_search_window(P, xi, yi, reach);
-    for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
-        bp_u32 row = (bp_u32)(gy * P->gw);
-        bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
-        for (bp_u32 k = k0; k < k1; k++) {
-            bp_u32 j = sorted[k];
-            if (j == i)
-                continue;
-            float dx = x[j] - xi, dy = y[j] - yi;
-            float rsum = ri + r[j];
-            float d2 = dx * dx + dy * dy;
-            int impact = (bp_i32)j == partner && best[j] == (bp_i32)i;
-            float near_ = rsum * (1.0f + P->skin) + rest * h;
-            if (!impact && d2 >= near_ * near_)
-                continue;
-            float dist = BP_SQRT(d2);
-            float nx, ny;
-            if (dist > 0.0f) {
-                nx = dx / dist;
-                ny = dy / dist;
-            } else { /* same centre: split them along x, by index order */
-                nx = j > i ? 1.0f : -1.0f;
-                ny = 0.0f;
-            }
-            float rvx = vxi - vx[j], rvy = vyi - vy[j];
-            float vn = rvx * nx + rvy * ny; /* > 0: approaching */
-            float gap = dist - rsum;
-            float mu = m[j] / (mi + m[j]);
-            if (impact) {
-                /* The normal at the moment of contact, not at the start of
-                 * the sub-step: the line of centres when they touch. */
-                float t = BP_FMAX(bp_pair_toi(dx, dy, rvx, rvy, rsum, h), 0.0f);
-                float cx_ = dx - rvx * t, cy_ = dy - rvy * t;
-                float cl = BP_SQRT(cx_ * cx_ + cy_ * cy_);
-                if (cl > 0.0f) {
-                    nx = cx_ / cl;
-                    ny = cy_ / cl;
-                }
-                vn = rvx * nx + rvy * ny;
-                float k_ = (1.0f + P->e) * mu * vn;
-                dvx -= k_ * nx;
-                dvy -= k_ * ny;
-                if (gap < 0.0f) {
-                    px += mu * P->beta * gap * nx;
-                    py += mu * P->beta * gap * ny;
-                }
-            } else if (rest > 0.0f) {
-                /* Soft contact: a damped spring, stiffness and damping per
-                 * unit reduced mass, pushing only. It engages a thin skin
-                 * before the discs touch, so the small compression a pile
-                 * needs to carry its weight happens mostly in the skin; an
-                 * overlap deeper than the spring's range is removed by
-                 * displacement instead, so deep overlaps never explode. */
-                float rmin = BP_FMIN(ri, r[j]);
-                float depth = P->skin * rmin - gap;
-                /* A fast approach that is not this sub-step's impact pair is
-                 * stopped inelastically before it can dig in: it may close
-                 * the gap, or approach at rest_speed, no faster. */
-                float allowed = BP_FMAX(rest, gap / h);
-                float tvx = rvx - vn * nx, tvy = rvy - vn * ny; /* sliding */
-                if (vn > allowed) {
-                    float k_ = mu * (vn - allowed);
-                    dvx -= k_ * nx;
-                    dvy -= k_ * ny;
-                    vn = allowed;
-                }
-                if (depth > 0.0f) {
-                    float range = P->spring_range * rmin;
-                    float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
-                    if (f > 0.0f) {
-                        float k_ = mu * f * h;
-                        dvx -= k_ * nx;
-                        dvy -= k_ * ny;
-                        /* viscous friction: a share of the sliding speed */
-                        dvx -= mu * P->friction * tvx;
-                        dvy -= mu * P->friction * tvy;
-                    }
-                    if (depth > range) {
-                        px -= mu * P->beta * (depth - range) * nx;
-                        py -= mu * P->beta * (depth - range) * ny;
-                    }
-                }
-            } else if (gap < 0.0f) {
-                px += mu * P->beta * gap * nx;
-                py += mu * P->beta * gap * ny;
-            }
-        }
+    bp_push acc;
+    acc.dvx = nvx[i];
+    acc.dvy = nvy[i];
+    acc.px = cpx[i];
+    acc.py = cpy[i];
+    bp_i32 b = best[i];
+    if (b >= 0) {
+        bp_u32 j = (bp_u32)b;
+        float dx = x[j] - xi, dy = y[j] - yi;
+        float rj = r[j], rsum = ri + rj;
+        float d2 = dx * dx + dy * dy;
+        float rvx = vxi - vx[j], rvy = vyi - vy[j];
+        float mu = m[j] / (mi + m[j]);
+        if (best[j] == (bp_i32)i)
+            bp_pair_impact(P, i, j, dx, dy, d2, rvx, rvy, rsum, mu, &acc);
+        else if (bp_pair_close(P, d2, rsum))
+            bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, mu, &acc);
     }
-    float ux = vxi + dvx, uy = vyi + dvy;
+    float ux = vxi + acc.dvx, uy = vyi + acc.dvy;
     bp_cap_speed(P->speed_cap, &ux, &uy);
-    /* A displacement larger than half the radius is spread over later steps. */
+    float px = acc.px, py = acc.py;
     float p2 = px * px + py * py, lim = 0.5f * ri;
     if (p2 > lim * lim) {
         float k_ = lim / BP_SQRT(p2);

@@ -114,16 +114,16 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         }
         double t1 = bp_now();
         grid_build(c, (uint32_t)n, ncells);
-        bp_i32 reach = bp_reach(&P, sqrtf(v2max));
+        float vmax = sqrtf(v2max);
         double t2 = bp_now();
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)
-            c->best[i] = bp_find_partner((bp_u32)i, &P, reach, x, y, vx, vy, r, c->cell_start,
-                                         c->sorted);
+            bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, c->cell_start, c->sorted,
+                        c->best, c->nvx, c->nvy, c->cpx, c->cpy);
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)
-            bp_respond((bp_u32)i, &P, reach, x, y, vx, vy, r, m, c->cell_start, c->sorted,
-                       c->best, c->nvx, c->nvy, c->cpx, c->cpy);
+            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, c->best, c->nvx, c->nvy, c->cpx,
+                       c->cpy);
         double t3 = bp_now();
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)

@@ -36,15 +36,15 @@
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
 
 enum {
-    K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_PARTNER, K_RESPOND,
+    K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_CONTACTS, K_RESOLVE,
     K_MOVE, K_GRID_SERIAL, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
     [K_INTEGRATE] = "bp_k_integrate", [K_SCAN_BLOCKS] = "bp_k_scan_blocks",
     [K_SCAN_TOP] = "bp_k_scan_top",   [K_SCATTER] = "bp_k_scatter",
-    [K_CELL_SORT] = "bp_k_cell_sort", [K_PARTNER] = "bp_k_partner",
-    [K_RESPOND] = "bp_k_respond",     [K_MOVE] = "bp_k_move",
+    [K_CELL_SORT] = "bp_k_cell_sort", [K_CONTACTS] = "bp_k_contacts",
+    [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
     [K_GRID_SERIAL] = "bp_k_grid_serial",
 };
 
@@ -425,17 +425,17 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_CELL_SORT, 4, B_START, err, errlen);
     a |= set_mem(o, K_CELL_SORT, 5, B_SORTED, err, errlen);
 
-    static const int partner_bufs[] = {B_V2MAX, B_X, B_Y, B_VX, B_VY, B_R, B_START, B_SORTED,
-                                       B_BEST};
-    a |= set_arg(o, K_PARTNER, 0, ps, &P, err, errlen);
-    for (cl_uint i = 0; i < sizeof partner_bufs / sizeof *partner_bufs; i++)
-        a |= set_mem(o, K_PARTNER, i + 1, partner_bufs[i], err, errlen);
+    static const int contacts_bufs[] = {B_V2MAX, B_X,   B_Y,    B_VX,   B_VY,  B_R,   B_M,  B_START,
+                                       B_SORTED, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+    a |= set_arg(o, K_CONTACTS, 0, ps, &P, err, errlen);
+    for (cl_uint i = 0; i < sizeof contacts_bufs / sizeof *contacts_bufs; i++)
+        a |= set_mem(o, K_CONTACTS, i + 1, contacts_bufs[i], err, errlen);
 
-    static const int respond_bufs[] = {B_V2MAX, B_X,      B_Y,    B_VX,  B_VY,  B_R,   B_M,
-                                       B_START, B_SORTED, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
-    a |= set_arg(o, K_RESPOND, 0, ps, &P, err, errlen);
-    for (cl_uint i = 0; i < sizeof respond_bufs / sizeof *respond_bufs; i++)
-        a |= set_mem(o, K_RESPOND, i + 1, respond_bufs[i], err, errlen);
+    static const int resolve_bufs[] = {B_X,    B_Y,   B_VX,  B_VY,  B_R,  B_M,
+                                       B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+    a |= set_arg(o, K_RESOLVE, 0, ps, &P, err, errlen);
+    for (cl_uint i = 0; i < sizeof resolve_bufs / sizeof *resolve_bufs; i++)
+        a |= set_mem(o, K_RESOLVE, i + 1, resolve_bufs[i], err, errlen);
 
     static const int move_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_NVX, B_NVY,       B_CPX, B_CPY,
                                     B_R,   B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST};
@@ -502,8 +502,8 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
                enqueue(o, K_CELL_SORT, o->ncells, L, EV(K_CELL_SORT), err, errlen)) {
         return -1;
     }
-    if (enqueue(o, K_PARTNER, o->n, L, EV(K_PARTNER), err, errlen) ||
-        enqueue(o, K_RESPOND, o->n, L, EV(K_RESPOND), err, errlen) ||
+    if (enqueue(o, K_CONTACTS, o->n, L, EV(K_CONTACTS), err, errlen) ||
+        enqueue(o, K_RESOLVE, o->n, L, EV(K_RESOLVE), err, errlen) ||
         set_arg(o, K_MOVE, 16, sizeof next, &next, err, errlen) ||
         enqueue(o, K_MOVE, o->n, L, EV(K_MOVE), err, errlen))
         return -1;
@@ -625,7 +625,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     double ph[4] = {k[K_INTEGRATE],
                     k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT] +
                         k[K_GRID_SERIAL],
-                    k[K_PARTNER] + k[K_RESPOND], mv > 0.0 ? mv : 0.0};
+                    k[K_CONTACTS] + k[K_RESOLVE], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
     double scale = sum > 0.0 ? wall / sum : 0.0;
     o->base.times.integrate = ph[0] * scale;
