@@ -281,11 +281,18 @@ BP_FN void bp_pair_impact(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx,
 BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy, float d2,
                         float rvx, float rvy, float ri, float rj, float mu, bp_push *acc)
 {
+    float h = P->h, rest = P->rest_speed;
+    if (rest > 0.0f) {
+        /* Outside the skin and moving apart: no spring, no approach to
+         * stop; nothing to do (and no square root). */
+        float skin_out = ri + rj + P->skin * BP_FMIN(ri, rj);
+        if (d2 >= skin_out * skin_out && dx * rvx + dy * rvy <= 0.0f)
+            return;
+    }
     float dist = BP_SQRT(d2), nx, ny;
     bp_pair_normal(i, j, dx, dy, dist, &nx, &ny);
     float vn = rvx * nx + rvy * ny; /* > 0: approaching */
     float gap = dist - (ri + rj);
-    float h = P->h, rest = P->rest_speed;
     if (rest > 0.0f) {
         /* A damped spring, stiffness and damping per unit reduced mass,
          * pushing only. It engages a thin skin before the discs touch, so
@@ -297,13 +304,15 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
         /* A fast approach that is not this sub-step's impact pair is
          * stopped inelastically before it can dig in: it may close the
          * gap, or approach at rest_speed, no faster. */
-        float allowed = BP_FMAX(rest, gap / h);
         float tvx = rvx - vn * nx, tvy = rvy - vn * ny; /* sliding */
-        if (vn > allowed) {
-            float k_ = mu * (vn - allowed);
-            acc->dvx -= k_ * nx;
-            acc->dvy -= k_ * ny;
-            vn = allowed;
+        if (vn > rest) { /* (allowed >= rest: most pairs skip the division) */
+            float allowed = BP_FMAX(rest, gap / h);
+            if (vn > allowed) {
+                float k_ = mu * (vn - allowed);
+                acc->dvx -= k_ * nx;
+                acc->dvy -= k_ * ny;
+                vn = allowed;
+            }
         }
         if (depth > 0.0f) {
             float range = P->spring_range * rmin;
@@ -367,7 +376,10 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
             float rj = r[j], rsum = ri + rj;
             float rvx = vxi - vx[j], rvy = vyi - vy[j];
             int close = bp_pair_close(P, d2, rsum);
-            float t = bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+            /* under gravity, touching balls are never impact candidates */
+            float t = P->rest_speed > 0.0f && d2 < rsum * rsum
+                          ? -1.0f
+                          : bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
             if (!close && t < 0.0f)
                 continue;
             bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};

@@ -116,7 +116,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         grid_build(c, (uint32_t)n, ncells);
         float vmax = sqrtf(v2max);
         double t2 = bp_now();
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++)
             bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, c->cell_start, c->sorted,
                         c->best, c->nvx, c->nvy, c->cpx, c->cpy);
@@ -125,7 +125,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, c->best, c->nvx, c->nvy, c->cpx,
                        c->cpy);
         double t3 = bp_now();
-#pragma omp parallel for schedule(static) num_threads(nt)
+#pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++)
             bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r, lx1,
                            ly1, lx2, ly2, seg_start, seg_list);
