@@ -57,6 +57,8 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_NO_HIT 2.0f
 /* At most this many bounces off static geometry per ball per sub-step. */
 #define BP_MAX_BOUNCES 4
+/* Balls of a grid row run that bp_contacts screens at a time. */
+#define BP_CHUNK 32
 /* Largest neighbour search radius in cells (bounds the work per ball). */
 #define BP_MAX_REACH 64
 
@@ -364,35 +366,45 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
     for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
         bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
-        /* Cells of a row are contiguous in `sorted`: one run per row. */
-        for (bp_u32 k = k0; k < k1; k++) {
-            bp_u32 j = sorted[k];
-            if (j == i)
-                continue;
-            float dx = x[j] - xi, dy = y[j] - yi;
-            float d2 = dx * dx + dy * dy;
-            if (d2 > reach2) /* most of the window: one compare */
-                continue;
-            float rj = r[j], rsum = ri + rj;
-            float rvx = vxi - vx[j], rvy = vyi - vy[j];
-            int close = bp_pair_close(P, d2, rsum);
-            /* under gravity, touching balls are never impact candidates */
-            float t = P->rest_speed > 0.0f && d2 < rsum * rsum
-                          ? -1.0f
-                          : bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
-            if (!close && t < 0.0f)
-                continue;
-            bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
-            if (close)
-                bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, m[j] / (mi + m[j]), &c);
-            if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy, rsum) &&
-                (t < best_t || (t == best_t && (bp_i32)j < b))) {
-                bp_push_add(&acc, held);
-                held = c;
-                b = (bp_i32)j;
-                best_t = t;
-            } else {
-                bp_push_add(&acc, c);
+        /* Cells of a row are contiguous in `sorted`: one run per row. It
+         * is taken in chunks: first the balls within reach are picked out
+         * without a branch (most of the run is not), then only those are
+         * looked at. */
+        for (bp_u32 c0 = k0; c0 < k1; c0 += BP_CHUNK) {
+            bp_u32 c1 = k1 - c0 < BP_CHUNK ? k1 : c0 + BP_CHUNK;
+            bp_u32 near_[BP_CHUNK];
+            bp_u32 nn = 0;
+            for (bp_u32 k = c0; k < c1; k++) {
+                bp_u32 j = sorted[k];
+                float dx = x[j] - xi, dy = y[j] - yi;
+                near_[nn] = j;
+                nn += (dx * dx + dy * dy <= reach2) & (j != i);
+            }
+            for (bp_u32 q = 0; q < nn; q++) {
+                bp_u32 j = near_[q];
+                float dx = x[j] - xi, dy = y[j] - yi;
+                float d2 = dx * dx + dy * dy;
+                float rj = r[j], rsum = ri + rj;
+                float rvx = vxi - vx[j], rvy = vyi - vy[j];
+                int close = bp_pair_close(P, d2, rsum);
+                /* under gravity, touching balls are never impact candidates */
+                float t = P->rest_speed > 0.0f && d2 < rsum * rsum
+                              ? -1.0f
+                              : bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+                if (!close && t < 0.0f)
+                    continue;
+                bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
+                if (close)
+                    bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, m[j] / (mi + m[j]), &c);
+                if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy, rsum) &&
+                    (t < best_t || (t == best_t && (bp_i32)j < b))) {
+                    bp_push_add(&acc, held);
+                    held = c;
+                    b = (bp_i32)j;
+                    best_t = t;
+                } else {
+                    bp_push_add(&acc, c);
+                }
             }
         }
     }
