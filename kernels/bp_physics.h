@@ -26,8 +26,6 @@
 #define BP_GLOBAL __global
 #define BP_FN
 #define BP_SQRT(x) sqrt(x)
-#define BP_FLOOR(x) floor(x)
-#define BP_CEIL(x) ceil(x)
 #define BP_FMIN(a, b) fmin(a, b)
 #define BP_FMAX(a, b) fmax(a, b)
 #define BP_ISFINITE(x) isfinite(x)
@@ -39,8 +37,6 @@ typedef int bp_i32;
 #define BP_GLOBAL
 #define BP_FN static inline
 #define BP_SQRT(x) sqrtf(x)
-#define BP_FLOOR(x) floorf(x)
-#define BP_CEIL(x) ceilf(x)
 #define BP_FMIN(a, b) bp_fminf(a, b)
 #define BP_FMAX(a, b) bp_fmaxf(a, b)
 #define BP_ISFINITE(x) isfinite(x)
@@ -96,7 +92,10 @@ BP_FN bp_i32 bp_clampi(bp_i32 v, bp_i32 lo, bp_i32 hi)
 /* Grid coordinate of a position along one axis, clamped into [0, n-1]. */
 BP_FN bp_i32 bp_grid_coord(float v, float inv_cell, bp_i32 n)
 {
-    float c = BP_FLOOR(v * inv_cell);
+    /* floor(c) < 0 exactly when c < 0 (and NaN fails both tests), and
+     * floor(c) >= n-1 exactly when c >= n-1; in between the conversion's
+     * truncation is the floor, with no rounding instruction needed. */
+    float c = v * inv_cell;
     if (!(c >= 0.0f))
         return 0;
     if (c >= (float)(n - 1))
