@@ -306,31 +306,27 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
          * stopped inelastically before it can dig in: it may close the
          * gap, or approach at rest_speed, no faster. */
         float tvx = rvx - vn * nx, tvy = rvy - vn * ny; /* sliding */
-        if (vn > rest) { /* (allowed >= rest: most pairs skip the division) */
-            float allowed = BP_FMAX(rest, gap / h);
-            if (vn > allowed) {
-                float k_ = mu * (vn - allowed);
-                acc->dvx -= k_ * nx;
-                acc->dvy -= k_ * ny;
-                vn = allowed;
-            }
-        }
-        if (depth > 0.0f) {
-            float range = P->spring_range * rmin;
-            float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
-            if (f > 0.0f) {
-                float k_ = mu * f * h;
-                acc->dvx -= k_ * nx;
-                acc->dvy -= k_ * ny;
-                /* viscous friction: a share of the sliding speed */
-                acc->dvx -= mu * P->friction * tvx;
-                acc->dvy -= mu * P->friction * tvy;
-            }
-            if (depth > range) {
-                acc->px -= mu * P->beta * (depth - range) * nx;
-                acc->py -= mu * P->beta * (depth - range) * ny;
-            }
-        }
+        /* Written without branches (a zero term where a branch would skip):
+         * which case applies varies from pair to pair at random, and the
+         * mispredicted branches cost more than the arithmetic. */
+        float allowed = BP_FMAX(rest, gap / h);
+        float over = vn > allowed ? vn - allowed : 0.0f;
+        float k_ = mu * over;
+        acc->dvx -= k_ * nx;
+        acc->dvy -= k_ * ny;
+        vn = BP_FMIN(vn, allowed);
+        float range = P->spring_range * rmin;
+        float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
+        int push = depth > 0.0f && f > 0.0f;
+        float ks = push ? mu * f * h : 0.0f;
+        float kf = push ? mu * P->friction : 0.0f; /* viscous friction */
+        acc->dvx -= ks * nx;
+        acc->dvy -= ks * ny;
+        acc->dvx -= kf * tvx;
+        acc->dvy -= kf * tvy;
+        float deep = depth > range ? depth - range : 0.0f;
+        acc->px -= mu * P->beta * deep * nx;
+        acc->py -= mu * P->beta * deep * ny;
     } else if (gap < 0.0f) {
         acc->px += mu * P->beta * gap * nx;
         acc->py += mu * P->beta * gap * ny;
