@@ -1,6 +1,6 @@
 /* files.c - folders, screenshot names, atomic small writes (see files.h). */
 #include "files.h"
-#include "fail.h"
+#include "bp_fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +16,9 @@ int bp_mkdir_p(const char *dir, char *err, size_t errlen)
     char buf[4096];
     size_t n = strlen(dir);
     if (n == 0)
-        return bp_app_fail(err, errlen, "empty folder name");
+        return bp_fail(err, errlen, "empty folder name");
     if (n >= sizeof buf)
-        return bp_app_fail(err, errlen, "%.60s...: folder name too long", dir);
+        return bp_fail(err, errlen, "%.60s...: folder name too long", dir);
     memcpy(buf, dir, n + 1);
     while (n > 1 && buf[n - 1] == '/')
         buf[--n] = '\0';
@@ -30,16 +30,16 @@ int bp_mkdir_p(const char *dir, char *err, size_t errlen)
         buf[i] = '\0';
         if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
             int e = errno;
-            return bp_app_fail(err, errlen, "%s: cannot create folder: %s", buf,
+            return bp_fail(err, errlen, "%s: cannot create folder: %s", buf,
                         strerror(e));
         }
         buf[i] = c;
     }
     struct stat st;
     if (stat(dir, &st) != 0)
-        return bp_app_fail(err, errlen, "%s: %s", dir, strerror(errno));
+        return bp_fail(err, errlen, "%s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return bp_app_fail(err, errlen, "%s: not a folder", dir);
+        return bp_fail(err, errlen, "%s: not a folder", dir);
     return 0;
 }
 
@@ -50,7 +50,7 @@ int bp_shot_reserve(const char *dir, time_t t, char *out, size_t outlen,
         return -1;
     struct tm tm;
     if (!localtime_r(&t, &tm))
-        return bp_app_fail(err, errlen, "screenshot: cannot read the clock");
+        return bp_fail(err, errlen, "screenshot: cannot read the clock");
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
     for (int k = 1; k < 1000; k++) {
@@ -58,7 +58,7 @@ int bp_shot_reserve(const char *dir, time_t t, char *out, size_t outlen,
             ? snprintf(out, outlen, "%s/ballpit-%s.png", dir, stamp)
             : snprintf(out, outlen, "%s/ballpit-%s-%d.png", dir, stamp, k);
         if (len < 0 || (size_t)len >= outlen)
-            return bp_app_fail(err, errlen, "%s: folder name too long", dir);
+            return bp_fail(err, errlen, "%s: folder name too long", dir);
         int fd = open(out, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (fd >= 0) {
             close(fd);
@@ -66,10 +66,10 @@ int bp_shot_reserve(const char *dir, time_t t, char *out, size_t outlen,
         }
         if (errno != EEXIST) {
             int e = errno;
-            return bp_app_fail(err, errlen, "%s: %s", out, strerror(e));
+            return bp_fail(err, errlen, "%s: %s", out, strerror(e));
         }
     }
-    return bp_app_fail(err, errlen, "%s: too many screenshots in one second", dir);
+    return bp_fail(err, errlen, "%s: too many screenshots in one second", dir);
 }
 
 /* $VAR/suffix, or $HOME/home_suffix, or fallback. */
@@ -122,22 +122,22 @@ int bp_write_atomic(const char *path, const void *data, size_t len,
     char tmp[4200];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path,
                          (long)getpid()) >= sizeof tmp)
-        return bp_app_fail(err, errlen, "%s: path too long", path);
+        return bp_fail(err, errlen, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return bp_app_fail(err, errlen, "%s: %s", tmp, strerror(errno));
+        return bp_fail(err, errlen, "%s: %s", tmp, strerror(errno));
     size_t put = fwrite(data, 1, len, f);
     int bad = put != len;
     if (fclose(f) != 0)
         bad = 1;
     if (bad) {
         remove(tmp);
-        return bp_app_fail(err, errlen, "%s: write failed", path);
+        return bp_fail(err, errlen, "%s: write failed", path);
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
         remove(tmp);
-        return bp_app_fail(err, errlen, "%s: %s", path, strerror(e));
+        return bp_fail(err, errlen, "%s: %s", path, strerror(e));
     }
     return 0;
 }

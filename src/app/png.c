@@ -1,6 +1,6 @@
 /* png.c - PNG writer with stored deflate blocks (see png.h). */
 #include "png.h"
-#include "fail.h"
+#include "bp_fail.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -74,7 +74,7 @@ int bp_png_encode(const uint8_t *rgba, int w, int h, int stride,
     *outlen = 0;
     if (!rgba || w <= 0 || h <= 0 || w > 32768 || h > 32768 ||
         stride < 4 * w)
-        return bp_app_fail(err, errlen, "png: bad image %dx%d (stride %d)", w, h,
+        return bp_fail(err, errlen, "png: bad image %dx%d (stride %d)", w, h,
                     stride);
     size_t row = 1 + 3 * (size_t)w;          /* filter byte + RGB */
     size_t raw = row * (size_t)h;
@@ -83,7 +83,7 @@ int bp_png_encode(const uint8_t *rgba, int w, int h, int stride,
     size_t total = 8 + (12 + 13) + (12 + zlen) + 12;
     uint8_t *png = malloc(total);
     if (!png)
-        return bp_app_fail(err, errlen, "png: out of memory for %zu bytes", total);
+        return bp_fail(err, errlen, "png: out of memory for %zu bytes", total);
 
     static const uint8_t sig[8] = { 137, 80, 78, 71, 13, 10, 26, 10 };
     uint8_t *p = png;
@@ -157,18 +157,18 @@ int bp_png_write(const char *path, const uint8_t *rgba, int w, int h,
     size_t len;
     char why[160];
     if (bp_png_encode(rgba, w, h, stride, &png, &len, why, sizeof why))
-        return bp_app_fail(err, errlen, "%s: %s", path, why);
+        return bp_fail(err, errlen, "%s: %s", path, why);
     char tmp[4200];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >=
         sizeof tmp) {
         free(png);
-        return bp_app_fail(err, errlen, "%s: path too long", path);
+        return bp_fail(err, errlen, "%s: path too long", path);
     }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         int e = errno;
         free(png);
-        return bp_app_fail(err, errlen, "%s: cannot write: %s", path, strerror(e));
+        return bp_fail(err, errlen, "%s: cannot write: %s", path, strerror(e));
     }
     size_t put = fwrite(png, 1, len, f);
     int e = errno;
@@ -177,18 +177,18 @@ int bp_png_write(const char *path, const uint8_t *rgba, int w, int h,
         e = errno ? errno : e;
         fclose(f);
         remove(tmp);
-        return bp_app_fail(err, errlen, "%s: write failed: %s", path,
+        return bp_fail(err, errlen, "%s: write failed: %s", path,
                     strerror(e ? e : EIO));
     }
     if (fclose(f) != 0) {
         e = errno;
         remove(tmp);
-        return bp_app_fail(err, errlen, "%s: write failed: %s", path, strerror(e));
+        return bp_fail(err, errlen, "%s: write failed: %s", path, strerror(e));
     }
     if (rename(tmp, path) != 0) {
         e = errno;
         remove(tmp);
-        return bp_app_fail(err, errlen, "%s: cannot rename into place: %s", path,
+        return bp_fail(err, errlen, "%s: cannot rename into place: %s", path,
                     strerror(e));
     }
     return 0;

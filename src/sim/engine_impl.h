@@ -9,6 +9,7 @@
 #define BP_ENGINE_IMPL_H
 
 #include "ballpit.h"
+#include "bp_fail.h"
 
 typedef struct bp_engine_ops {
     const char *name; /* "cpu" / "opencl" */
@@ -29,13 +30,6 @@ struct bp_engine {
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
 /* Defined in engine_ocl.c (or ocl_stub.c when built without OpenCL). */
 bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
-
-/* Writes "fmt ..." into err (if err != NULL) and returns -1. */
-int bp_fail(char *err, size_t errlen, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* Seconds from a monotonic clock. */
 double bp_now(void);
