@@ -318,8 +318,9 @@ static int write_json(FILE *f, void *ctx)
 int bp_bench_run(const bp_cli *cli)
 {
     char err[1024] = "";
-    uint32_t sizes[BP_BENCH_MAX_SIZES] = { 1000, 10000, 50000, 100000 };
-    int nsizes = 4;
+    /* The default is issue 6's scaling table, 1k to 200k. */
+    uint32_t sizes[BP_BENCH_MAX_SIZES] = { 1000, 10000, 50000, 100000, 200000 };
+    int nsizes = 5;
     if (cli->bench_sizes) {
         nsizes = bp_parse_sizes(cli->bench_sizes, sizes, BP_BENCH_MAX_SIZES, err, sizeof err);
         if (nsizes < 0) {

@@ -442,7 +442,7 @@ void bp_cli_usage(FILE *f)
         "  --stats                print one JSON line of measurements on stdout\n"
         "\n"
         "Bench:\n"
-        "  --bench                rain at 1k,10k,50k,100k balls and pile at 50k, per engine\n"
+        "  --bench                rain at 1k,10k,50k,100k,200k balls, pile at 50k, per engine\n"
         "  --bench-sizes LIST     rain sizes, e.g. 1000,10k,1M\n"
         "  --bench-frames N       timed frames per row (default 33: 1 s simulated)\n"
         "  --bench-json PATH      also write one JSON object per row (- = stdout)\n"
