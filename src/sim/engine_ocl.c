@@ -620,8 +620,12 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
      * time of the step, as the CPU engine's do. Pass 1 has its own kernel
      * only in the first sub-step; later it runs at the end of bp_k_move,
      * so the move kernel of the first sub-step (which integrates the
-     * second) is counted without it. */
-    double mv = k[K_MOVE] - (nsub > 1 ? k[K_INTEGRATE] : 0.0);
+     * second) is counted without it. The integrate kernel's own time
+     * includes a launch, so with few balls it can be as long as the whole
+     * move kernel: at most half of the move kernel is taken to be the
+     * integration it carries (else the static phase would read 0). */
+    double carried = k[K_INTEGRATE] < 0.5 * k[K_MOVE] ? k[K_INTEGRATE] : 0.5 * k[K_MOVE];
+    double mv = k[K_MOVE] - (nsub > 1 ? carried : 0.0);
     double ph[4] = {k[K_INTEGRATE],
                     k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT] +
                         k[K_GRID_SERIAL],
