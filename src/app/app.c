@@ -623,17 +623,15 @@ int bp_app_run(const bp_cli *cli)
     if (w->count) /* swarms match the scene's balls by default */
         a->tools.radius = w->r[0] < 1.0f ? 1.0f : w->r[0] > 50.0f ? 50.0f : w->r[0];
     bp_backend backend = cli->backend_set ? cli->backend : BP_BACKEND_CPU;
-    if (bp_logic_start(&a->L, w, cli->scene, backend, &cli->engine, err,
+    const int lockstep = cli->screenshot_after > 0;
+    if (bp_logic_start(&a->L, w, cli->scene, backend, &cli->engine, lockstep, err,
                        sizeof err) != 0) {
         fprintf(stderr, "ballpit: %s\n", err);
         cleanup(a);
         return 1;
     }
     a->logic_up = 1;
-    /* Set before the first tick; the tick's mutex orders it for the thread. */
-    a->L.lockstep = cli->screenshot_after > 0;
 
-    const int lockstep = cli->screenshot_after > 0;
     const double period = 1.0 / BP_APP_FPS;
     double next = now_s();
     a->fps_t0 = next;

@@ -348,6 +348,15 @@ static void fall_back(bp_logic *L, const char *why)
     L->e = cpu;
 }
 
+/* Sub-steps of the next piece of a frame with `left` still to do, at
+ * ms_per milliseconds each: all of them, or about 100 ms' worth when they
+ * would take more than 150 ms; at least one. */
+static int piece(double ms_per, int left)
+{
+    int per = ms_per * left > 150.0 ? (int)(100.0 / ms_per) : left;
+    return per < 1 ? 1 : per > left ? left : per;
+}
+
 static void step(bp_logic *L)
 {
     int n = L->w->params.substeps;
@@ -362,13 +371,8 @@ static void step(bp_logic *L)
      * cost is not known yet. Not in lockstep mode, where the frame must be
      * exactly what a headless run computes. */
     int per = n;
-    if (!L->lockstep) {
-        if (L->substep_ms <= 0.0)
-            per = 1;
-        else if (L->substep_ms * n > 150.0)
-            per = (int)(100.0 / L->substep_ms);
-        per = per < 1 ? 1 : per > n ? n : per;
-    }
+    if (!L->lockstep)
+        per = L->substep_ms <= 0.0 ? 1 : piece(L->substep_ms, n);
     int done = 0, rc = 0;
     char err[256] = "";
     double t0 = now_s();
@@ -380,11 +384,8 @@ static void step(bp_logic *L)
             break;
         done += k;
         L->substep_ms = (now_s() - tc) * 1000.0 / k;
-        if (!L->lockstep) {
-            per = L->substep_ms * (n - done) > 150.0 ? (int)(100.0 / L->substep_ms)
-                                                      : n - done;
-            per = per < 1 ? 1 : per;
-        }
+        if (!L->lockstep && done < n)
+            per = piece(L->substep_ms, n - done);
         if (SDL_AtomicGet(&L->stopping))
             break;
     }
@@ -509,8 +510,8 @@ static int run(void *arg)
 }
 
 int bp_logic_start(bp_logic *L, bp_world *w, const char *scene,
-                   bp_backend backend, const bp_engine_opts *opts, char *err,
-                   size_t errlen)
+                   bp_backend backend, const bp_engine_opts *opts, int lockstep,
+                   char *err, size_t errlen)
 {
     memset(L, 0, sizeof *L);
     bp_snapbuf_init(&L->snaps);
@@ -528,6 +529,7 @@ int bp_logic_start(bp_logic *L, bp_world *w, const char *scene,
         return -1;
     }
     L->want = backend;
+    L->lockstep = lockstep;
     if (opts)
         L->opts = *opts;
     L->gx = w->params.gravity_x;

@@ -55,9 +55,11 @@ typedef struct bp_logic {
 
 /// Starts the logic thread on world w (taken over: the logic thread frees
 /// it). backend is the engine to start with (on failure: CPU and a HUD
-/// message). Returns 0, or -1 with a reason (w is then freed too).
+/// message). lockstep: never split a frame (see bp_logic.lockstep); set
+/// here, before the thread starts, because the thread reads it at once.
+/// Returns 0, or -1 with a reason (w is then freed too).
 int bp_logic_start(bp_logic *L, bp_world *w, const char *scene_name,
-                   bp_backend backend, const bp_engine_opts *opts,
+                   bp_backend backend, const bp_engine_opts *opts, int lockstep,
                    char *err, size_t errlen);
 /// Queues an edit (takes ownership of its payload). Returns 0, or -1 when
 /// the queue is full (the payload is then freed).

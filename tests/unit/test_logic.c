@@ -41,7 +41,7 @@ static bp_logic *start(void)
     static bp_logic L;
     char err[256];
     bp_engine_opts o = { .threads = 1 };
-    if (bp_logic_start(&L, w, "tests/a-scene.scene", BP_BACKEND_CPU, &o, err,
+    if (bp_logic_start(&L, w, "tests/a-scene.scene", BP_BACKEND_CPU, &o, 0, err,
                        sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return NULL;
