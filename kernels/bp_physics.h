@@ -229,15 +229,23 @@ BP_FN int bp_pair_close(const bp_step_params *P, float d2, float rsum)
     return d2 < near_ * near_;
 }
 
+/* When balls i and j (d2 apart) meet within the sub-step (bp_pair_toi), or
+ * -1; under gravity never for balls that already touch: those are soft
+ * contacts, not impacts (and no square root is spent on them). */
+BP_FN float bp_pair_hit_time(const bp_step_params *P, float dx, float dy, float d2, float rvx,
+                             float rvy, float rsum)
+{
+    if (P->rest_speed > 0.0f && d2 < rsum * rsum)
+        return -1.0f;
+    return bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+}
+
 /* Ball j may be ball i's impact partner: they meet within the sub-step at
- * t (bp_pair_toi), approaching faster than the resting threshold, and under
- * gravity they do not touch yet (balls in contact are soft contacts). */
+ * t (bp_pair_hit_time), approaching faster than the resting threshold. */
 BP_FN int bp_pair_candidate(const bp_step_params *P, float t, float dx, float dy, float d2,
-                            float rvx, float rvy, float rsum)
+                            float rvx, float rvy)
 {
     if (t < 0.0f)
-        return 0;
-    if (P->rest_speed > 0.0f && d2 < rsum * rsum)
         return 0;
     float dr = dx * rvx + dy * rvy;
     /* approach speed dr/|d| > rest_speed, without a square root */
@@ -382,16 +390,13 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 float rj = r[j], rsum = ri + rj;
                 float rvx = vxi - vx[j], rvy = vyi - vy[j];
                 int close = bp_pair_close(P, d2, rsum);
-                /* under gravity, touching balls are never impact candidates */
-                float t = P->rest_speed > 0.0f && d2 < rsum * rsum
-                              ? -1.0f
-                              : bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+                float t = bp_pair_hit_time(P, dx, dy, d2, rvx, rvy, rsum);
                 if (!close && t < 0.0f)
                     continue;
                 bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
                 if (close)
                     bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, m[j] / (mi + m[j]), &c);
-                if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy, rsum) &&
+                if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy) &&
                     (t < best_t || (t == best_t && (bp_i32)j < b))) {
                     bp_push_add(&acc, held);
                     held = c;
