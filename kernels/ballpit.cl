@@ -276,29 +276,30 @@ __kernel void bp_k_contacts(const bp_step_params P, __global const float *v2max,
                             __global const float *x, __global const float *y,
                             __global const float *vx, __global const float *vy,
                             __global const float *r, __global const float *m,
-                            __global const uint *cell_start, __global const uint *sorted,
+                            __global const uchar *split, __global const uint *cell_start,
+                            __global const uint *sorted, __global uchar *ncontact,
                             __global int *best, __global float *nvx, __global float *nvy,
                             __global float *cpx, __global float *cpy)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, cell_start, sorted, best,
-                nvx, nvy, cpx, cpy);
+    bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, split, cell_start, sorted,
+                ncontact, best, nvx, nvy, cpx, cpy);
 }
 
 /* Pass 4. */
 __kernel void bp_k_resolve(const bp_step_params P, __global const float *x,
                            __global const float *y, __global const float *vx,
                            __global const float *vy, __global const float *r,
-                           __global const float *m, __global const int *best,
-                           __global float *nvx, __global float *nvy, __global float *cpx,
-                           __global float *cpy)
+                           __global const float *m, __global const uchar *split,
+                           __global const int *best, __global float *nvx, __global float *nvy,
+                           __global float *cpx, __global float *cpy)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_resolve(i, &P, x, y, vx, vy, r, m, best, nvx, nvy, cpx, cpy);
+    bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
 }
 
 /* Pass 5, and pass 1 of the next sub-step when integrate_next is set
@@ -312,13 +313,15 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
                         __global const float *lx2, __global const float *ly2,
                         __global const uint *seg_start, __global const uint *seg_list,
                         const uint integrate_next, __global uint *cell, const uint count,
-                        __global uint *slot, __global uint *cell_count, __global float *v2)
+                        __global uint *slot, __global uint *cell_count, __global float *v2,
+                        __global const uchar *ncontact, __global uchar *split)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
     bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2, ly2, seg_start,
                    seg_list);
+    split[i] = ncontact[i]; /* this sub-step's contact count, for the next */
     if (integrate_next)
         bp_integrate_one(i, &P, x, y, vx, vy, cell, count, slot, cell_count, v2);
 }

@@ -11,12 +11,15 @@
  *   1. bp_integrate      gravity, speed cap; cell index; (max speed reduced)
  *   2. grid build        counting sort by cell, ties in ball-index order
  *   3. bp_contacts       one walk over the neighbours: earliest ball-ball
- *                        impact of ball i (or -1), and the sum of its resting
- *                        contacts and overlap corrections but that partner's
+ *                        impact of ball i (or -1), the sum of its resting
+ *                        contacts and overlap corrections but that partner's,
+ *                        and its number of contacts
  *   4. bp_resolve        the partner's term (impact if mutual), then the new
  *                        velocity + displacement
  *   5. bp_move_static    swept motion against segments, end points and the
- *                        box with time of impact; writes x, y, vx, vy
+ *                        box with time of impact; writes x, y, vx, vy; the
+ *                        engine then keeps the contact count for the next
+ *                        sub-step's mass splitting (split[i] = ncontact[i])
  */
 #ifndef BP_PHYSICS_H
 #define BP_PHYSICS_H
@@ -31,6 +34,7 @@
 #define BP_ISFINITE(x) isfinite(x)
 typedef uint bp_u32;
 typedef int bp_i32;
+typedef uchar bp_u8;
 #else
 #include <math.h>
 #include <stdint.h>
@@ -42,6 +46,7 @@ typedef int bp_i32;
 #define BP_ISFINITE(x) isfinite(x)
 typedef uint32_t bp_u32;
 typedef int32_t bp_i32;
+typedef uint8_t bp_u8;
 /* fminf/fmaxf without -ffinite-math-only are library calls; these compile to
  * one instruction and, like them, return b when a is NaN (the NaN guards
  * below pass the possibly-NaN value first). */
@@ -55,6 +60,12 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_MAX_BOUNCES 4
 /* Balls of a grid row run that bp_contacts screens at a time. */
 #define BP_CHUNK 32
+/* A sweep closer to parallel than this (approach per sweep, in radii) is
+ * no hit: after a bounce the rounding left in the normal part of the
+ * velocity would otherwise be taken for a new contact at t = 0, again and
+ * again, and the ball sliding along a slanted line would stand still for
+ * the sub-step. */
+#define BP_GRAZE 1e-5f
 /* Largest neighbour search radius in cells (bounds the work per ball). */
 #define BP_MAX_REACH 64
 
@@ -281,14 +292,84 @@ BP_FN void bp_pair_impact(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx,
     }
 }
 
+/* What a contact needs to know of one of its balls besides its motion:
+ * where it is, its radius and mass, and how many balls it touched last
+ * sub-step (n, at least 1). */
+typedef struct bp_side {
+    float x, y, r, m, n;
+} bp_side;
+
+BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
+{
+    bp_side s;
+    s.x = x;
+    s.y = y;
+    s.r = r;
+    s.m = m;
+    s.n = n > 0 ? (float)n : 1.0f;
+    return s;
+}
+
+/* Which walls of the box a ball touches: *wx = +1 the left wall, -1 the
+ * right one, 0 neither; *wy the same for the top and the floor (the
+ * direction away from the wall). */
+BP_FN void bp_side_walls(const bp_step_params *P, bp_side s, float *wx, float *wy)
+{
+    float near_ = s.r * (1.0f + P->skin);
+    *wx = s.x < near_ ? 1.0f : (s.x > P->width - near_ ? -1.0f : 0.0f);
+    *wy = s.y < near_ ? 1.0f : (s.y > P->height - near_ ? -1.0f : 0.0f);
+}
+
+/* The share of a contact's closing speed, and of its overlap, that ball i
+ * (side a) takes from its neighbour j (side b), by mass splitting (Tonge,
+ * Benevolenski and Voroshilov 2012): a ball in contact with n balls lends
+ * each contact m/n of its mass,
+ *   share = (1/m_i) / (n_i/m_i + n_j/m_j) = m_j / (n_i m_j + n_j m_i),
+ * m_j/(m_i+m_j) for a lone pair. The contacts of a ball are summed
+ * (Jacobi), each computed from the old velocities; with whole masses a
+ * ball between several neighbours on one side is stopped by each of them
+ * in full and leaves faster than it came (docs/physics.md, "Mass
+ * splitting"). The same impulse from both ends: momentum is exact. */
+BP_FN float bp_pair_share(bp_side a, bp_side b)
+{
+    return b.m / (a.n * b.m + b.n * a.m);
+}
+
+/* The direction in which a deep overlap (beyond the spring's range) of
+ * balls i and j is pushed apart: the line of centres (nx, ny), except for
+ * two balls against the same wall. The wall holds both at exactly one
+ * radius from it, so their line of centres runs along it, and a row of
+ * balls squeezed along a wall (by the flow behind, the pile above) could
+ * never let one out: the pushes along the row cancel inside it. There the
+ * higher-index ball is taken as lying half a radius further from the wall
+ * (the lower one as nearer, so both ends agree), and a squeezed ball
+ * climbs out of the row as it would in a real pile. */
+BP_FN void bp_deep_normal(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy,
+                          float rmin, bp_side a, bp_side b, float nx, float ny, float *ox,
+                          float *oy)
+{
+    float awx, awy, bwx, bwy;
+    bp_side_walls(P, a, &awx, &awy);
+    bp_side_walls(P, b, &bwx, &bwy);
+    float sg = j > i ? 0.5f * rmin : -0.5f * rmin;
+    float ex = dx + (awx == bwx ? awx * sg : 0.0f);
+    float ey = dy + (awy == bwy ? awy * sg : 0.0f);
+    float el = BP_SQRT(ex * ex + ey * ey);
+    *ox = el > 0.0f ? ex / el : nx;
+    *oy = el > 0.0f ? ey / el : ny;
+}
+
 /* Any other close neighbour j of ball i (bp_pair_close):
  *  - gravity on: a damped spring on the overlap (soft contact), so a pile
  *    comes to rest with zero velocity and an overlap of a few thousandths
  *    of a pixel per layer;
  *  - gravity off: an overlap is pushed apart by displacement only (no
- *    energy). */
-BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy, float d2,
-                        float rvx, float rvy, float ri, float rj, float mu, bp_push *acc)
+ *    energy).
+ * Returns whether the pair counts as a contact for mass splitting (all
+ * but a pair moving apart outside the skin). */
+BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy, float d2,
+                        float rvx, float rvy, float ri, float rj, bp_side si, bp_side sj,
+                        bp_push *acc)
 {
     float h = P->h, rest = P->rest_speed;
     if (rest > 0.0f) {
@@ -296,12 +377,13 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
          * stop; nothing to do (and no square root). */
         float skin_out = ri + rj + P->skin * BP_FMIN(ri, rj);
         if (d2 >= skin_out * skin_out && dx * rvx + dy * rvy <= 0.0f)
-            return;
+            return 0;
     }
     float dist = BP_SQRT(d2), nx, ny;
     bp_pair_normal(i, j, dx, dy, dist, &nx, &ny);
     float vn = rvx * nx + rvy * ny; /* > 0: approaching */
     float gap = dist - (ri + rj);
+    float mu = sj.m / (si.m + sj.m), ms = bp_pair_share(si, sj);
     if (rest > 0.0f) {
         /* A damped spring, stiffness and damping per unit reduced mass,
          * pushing only. It engages a thin skin before the discs touch, so
@@ -319,7 +401,7 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
          * mispredicted branches cost more than the arithmetic. */
         float allowed = BP_FMAX(rest, gap / h);
         float over = vn > allowed ? vn - allowed : 0.0f;
-        float k_ = mu * over;
+        float k_ = ms * over;
         acc->dvx -= k_ * nx;
         acc->dvy -= k_ * ny;
         vn = BP_FMIN(vn, allowed);
@@ -333,12 +415,16 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
         acc->dvx -= kf * tvx;
         acc->dvy -= kf * tvy;
         float deep = depth > range ? depth - range : 0.0f;
-        acc->px -= mu * P->beta * deep * nx;
-        acc->py -= mu * P->beta * deep * ny;
+        float dnx = nx, dny = ny;
+        if (deep > 0.0f)
+            bp_deep_normal(P, i, j, dx, dy, rmin, si, sj, nx, ny, &dnx, &dny);
+        acc->px -= ms * P->beta * deep * dnx;
+        acc->py -= ms * P->beta * deep * dny;
     } else if (gap < 0.0f) {
-        acc->px += mu * P->beta * gap * nx;
-        acc->py += mu * P->beta * gap * ny;
+        acc->px += ms * P->beta * gap * nx;
+        acc->py += ms * P->beta * gap * ny;
     }
+    return 1;
 }
 
 /* Pass 3, the one walk over ball i's neighbours:
@@ -354,12 +440,15 @@ BP_FN void bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, f
 BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL const float *x,
                        BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
                        BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
-                       BP_GLOBAL const float *m, BP_GLOBAL const bp_u32 *cell_start,
-                       BP_GLOBAL const bp_u32 *sorted, BP_GLOBAL bp_i32 *best,
+                       BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
+                       BP_GLOBAL const bp_u32 *cell_start, BP_GLOBAL const bp_u32 *sorted,
+                       BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL bp_i32 *best,
                        BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy, BP_GLOBAL float *spx,
                        BP_GLOBAL float *spy)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
+    bp_side si = bp_side_of(xi, yi, ri, mi, split[i]);
+    bp_u32 count = 0;
     float reach = bp_reach(P, ri, BP_SQRT(vxi * vxi + vyi * vyi), vmax);
     float reach2 = reach * reach;
     bp_window win = bp_search_window(P, xi, yi, reach);
@@ -394,8 +483,10 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 if (!close && t < 0.0f)
                     continue;
                 bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
-                if (close)
-                    bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, m[j] / (mi + m[j]), &c);
+                if (close) {
+                    bp_side sj = bp_side_of(x[j], y[j], rj, m[j], split[j]);
+                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, si, sj, &c);
+                }
                 if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy) &&
                     (t < best_t || (t == best_t && (bp_i32)j < b))) {
                     bp_push_add(&acc, held);
@@ -409,6 +500,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
         }
     }
     best[i] = b;
+    ncontact[i] = (bp_u8)(count < 255u ? count : 255u);
     sdvx[i] = acc.dvx;
     sdvy[i] = acc.dvy;
     spx[i] = acc.px;
@@ -423,8 +515,8 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
 BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *x,
                       BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
                       BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
-                      BP_GLOBAL const float *m, BP_GLOBAL const bp_i32 *best,
-                      BP_GLOBAL float *nvx, BP_GLOBAL float *nvy, BP_GLOBAL float *cpx,
+                      BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
+                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *nvx, BP_GLOBAL float *nvy, BP_GLOBAL float *cpx,
                       BP_GLOBAL float *cpy)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
@@ -444,7 +536,9 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
         if (best[j] == (bp_i32)i)
             bp_pair_impact(P, i, j, dx, dy, d2, rvx, rvy, rsum, mu, &acc);
         else if (bp_pair_close(P, d2, rsum))
-            bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, mu, &acc);
+            bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj,
+                         bp_side_of(xi, yi, ri, mi, split[i]),
+                         bp_side_of(x[j], y[j], rj, m[j], split[j]), &acc);
     }
     float ux = vxi + acc.dvx, uy = vyi + acc.dvy;
     bp_cap_speed(P->speed_cap, &ux, &uy);
@@ -470,7 +564,7 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
 BP_FN float bp_sweep_point(float wx, float wy, float Dx, float Dy, float r, float *nx, float *ny)
 {
     float b = wx * Dx + wy * Dy; /* half the linear coefficient */
-    if (b >= 0.0f)
+    if (b >= -BP_GRAZE * r * r)
         return BP_NO_HIT; /* moving away or sideways */
     float c = wx * wx + wy * wy - r * r;
     float t = 0.0f;
@@ -513,7 +607,7 @@ BP_FN float bp_sweep_segment(float px, float py, float Dx, float Dy, float r, fl
         float dn = Dx * lx + Dy * ly;
         float side = s0 > 0.0f ? 1.0f : (s0 < 0.0f ? -1.0f : (dn > 0.0f ? -1.0f : 1.0f));
         float dist0 = s0 * side, approach = -dn * side;
-        if (approach > 0.0f) {
+        if (approach > BP_GRAZE * r) {
             float t = dist0 > r ? (dist0 - r) / approach : 0.0f;
             if (t <= 1.0f) {
                 float u = (px + Dx * t - ax) * ux + (py + Dy * t - ay) * uy;
@@ -649,7 +743,8 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
         px = BP_FMIN(BP_FMAX(px, ri), P->width - ri);
         py = BP_FMIN(BP_FMAX(py, ri), P->height - ri);
     }
-    float Dx = cpx[i] + ux * P->h, Dy = cpy[i] + uy * P->h;
+    float qx = cpx[i], qy = cpy[i]; /* displacement still to make */
+    float Dx = qx + ux * P->h, Dy = qy + uy * P->h;
     float left = 1.0f;
     for (int bounce = 0; bounce < BP_MAX_BOUNCES; bounce++) {
         float t = BP_NO_HIT, nx = 0.0f, ny = 0.0f;
@@ -678,8 +773,17 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
             uy -= k_ * ny;
         }
         left *= 1.0f - t;
-        Dx = ux * P->h * left;
-        Dy = uy * P->h * left;
+        /* The rest of the displacement slides along what was hit (its
+         * part into it is dropped): a ball pushed out of a corner by its
+         * neighbours along the floor must not lose the push because it
+         * also pressed into the floor. */
+        qx *= 1.0f - t;
+        qy *= 1.0f - t;
+        float qn = BP_FMIN(qx * nx + qy * ny, 0.0f);
+        qx -= qn * nx;
+        qy -= qn * ny;
+        Dx = qx + ux * P->h * left;
+        Dy = qy + uy * P->h * left;
     }
     bp_cap_speed(P->speed_cap, &ux, &uy);
     x[i] = BP_FMIN(BP_FMAX(px, ri), P->width - ri);

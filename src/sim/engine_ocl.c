@@ -52,7 +52,7 @@ static const char *const k_names[K_COUNT] = {
 enum {
     /* per ball */
     B_X, B_Y, B_VX, B_VY, B_R, B_M, B_NVX, B_NVY, B_CPX, B_CPY, B_CELL, B_SLOT, B_SORTED,
-    B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY,
+    B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY, B_SPLIT, B_NCONTACT,
     /* per cell, per cell + 1, per scan block (two) */
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
     /* lines, segment grid cells + 1, segment grid list */
@@ -62,7 +62,7 @@ enum {
     B_NUM
 };
 #define B_FIRST_BALL B_X
-#define B_LAST_BALL B_BVY
+#define B_LAST_BALL B_NCONTACT
 
 typedef struct ocl_engine {
     bp_engine base;
@@ -328,7 +328,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * when the serial build is used (docs/opencl.md, "Memory"). */
     size_t par = o->grid_serial ? 0 : 1;
     for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
-        if (reserve(o, b, b == B_SLOT ? par * n : n, f, err, errlen))
+        if (reserve(o, b, b == B_SLOT ? par * n : n, b >= B_SPLIT ? 1 : f, err, errlen))
             return -1;
     if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
         reserve(o, B_COUNT, ncells, u, err, errlen) ||
@@ -346,7 +346,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
     /* Upload. The counts start at zero; afterwards bp_k_scan_blocks
      * clears them for the next sub-step. */
-    uint32_t *zeros = calloc(ncells ? ncells : 1, u);
+    /* The contact counts start at zero too (mass splitting, bp_physics.h). */
+    size_t nzero = (size_t)ncells * u > n ? (size_t)ncells * u : n;
+    uint32_t *zeros = calloc(nzero ? nzero : 1, 1);
     if (!zeros)
         return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
@@ -356,6 +358,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_R, n * f, w->r, err, errlen) ||
               write_buf(o, B_M, n * f, w->m, err, errlen) ||
               write_buf(o, B_COUNT, ncells * u, zeros, err, errlen) ||
+              write_buf(o, B_SPLIT, n, zeros, err, errlen) ||
               write_buf(o, B_LX1, w->nlines * f, w->lx1, err, errlen) ||
               write_buf(o, B_LY1, w->nlines * f, w->ly1, err, errlen) ||
               write_buf(o, B_LX2, w->nlines * f, w->lx2, err, errlen) ||
@@ -425,14 +428,16 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_CELL_SORT, 4, B_START, err, errlen);
     a |= set_mem(o, K_CELL_SORT, 5, B_SORTED, err, errlen);
 
-    static const int contacts_bufs[] = {B_V2MAX, B_X,   B_Y,    B_VX,   B_VY,  B_R,   B_M,  B_START,
-                                       B_SORTED, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+    static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
+                                       B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
+                                       B_NCONTACT, B_BEST, B_NVX,      B_NVY,  B_CPX,
+                                       B_CPY};
     a |= set_arg(o, K_CONTACTS, 0, ps, &P, err, errlen);
     for (cl_uint i = 0; i < sizeof contacts_bufs / sizeof *contacts_bufs; i++)
         a |= set_mem(o, K_CONTACTS, i + 1, contacts_bufs[i], err, errlen);
 
-    static const int resolve_bufs[] = {B_X,    B_Y,   B_VX,  B_VY,  B_R,  B_M,
-                                       B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+    static const int resolve_bufs[] = {B_X,    B_Y,    B_VX,  B_VY,  B_R,   B_M,
+                                       B_SPLIT, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
     a |= set_arg(o, K_RESOLVE, 0, ps, &P, err, errlen);
     for (cl_uint i = 0; i < sizeof resolve_bufs / sizeof *resolve_bufs; i++)
         a |= set_mem(o, K_RESOLVE, i + 1, resolve_bufs[i], err, errlen);
@@ -448,6 +453,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_MOVE, 19, B_SLOT, err, errlen);
     a |= set_mem(o, K_MOVE, 20, B_COUNT, err, errlen);
     a |= set_mem(o, K_MOVE, 21, B_V2, err, errlen);
+    a |= set_mem(o, K_MOVE, 22, B_NCONTACT, err, errlen);
+    a |= set_mem(o, K_MOVE, 23, B_SPLIT, err, errlen);
 
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
