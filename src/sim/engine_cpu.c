@@ -61,7 +61,8 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     if (bp_seggrid_build(&c->sg, w))
         return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
     bp_step_setup(w, &c->sg, &c->P);
-    memset(c->split, 0, w->count);
+    if (w->count > 0) /* an empty world may have no arrays yet */
+        memset(c->split, 0, w->count);
     uint32_t ncells = (uint32_t)(c->P.gw * c->P.gh);
     if (ncells + 1 > c->cell_cap) {
         uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
