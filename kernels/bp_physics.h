@@ -489,7 +489,8 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
                 if (close) {
                     bp_side sj = bp_side_of(x[j], y[j], rj, m[j], split[j]);
-                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, si, sj, &c);
+                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, si, sj,
+                                                  &c);
                 }
                 if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy) &&
                     (t < best_t || (t == best_t && (bp_i32)j < b))) {
@@ -520,8 +521,8 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
                       BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
                       BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
                       BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
-                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *nvx, BP_GLOBAL float *nvy, BP_GLOBAL float *cpx,
-                      BP_GLOBAL float *cpy)
+                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *nvx, BP_GLOBAL float *nvy,
+                      BP_GLOBAL float *cpx, BP_GLOBAL float *cpy)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
     bp_push acc;
