@@ -72,6 +72,10 @@ typedef struct bp_world {
     uint32_t capacity;         ///< allocated ball slots
     float *x, *y, *vx, *vy;    ///< centre px, velocity px/s
     float *r, *m;              ///< radius px, mass (default pi*r^2)
+    uint8_t *contacts;         ///< balls each touched in the last sub-step: the
+                               ///< engines' mass splitting (docs/physics.md), kept
+                               ///< here so a switch or an attach loses none; 0 for
+                               ///< a new ball
     uint32_t nlines;           ///< number of line segments
     uint32_t lines_capacity;
     float *lx1, *ly1, *lx2, *ly2; ///< segment end points px

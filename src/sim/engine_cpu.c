@@ -21,7 +21,7 @@ typedef struct cpu_engine {
     float *nvx, *nvy, *cpx, *cpy;
     uint32_t *cell, *sorted;
     int32_t *best;
-    uint8_t *split, *ncontact; /* contact counts: last sub-step's, this one's */
+    uint8_t *ncontact;      /* this sub-step's contact counts (last one's: w->contacts) */
     uint32_t *cell_start;   /* ncells + 1 */
     uint32_t cell_cap;
     bp_seggrid sg;
@@ -46,8 +46,7 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
     if (grow((void **)&c->nvx, cap * f) || grow((void **)&c->nvy, cap * f) ||
         grow((void **)&c->cpx, cap * f) || grow((void **)&c->cpy, cap * f) ||
         grow((void **)&c->cell, cap * 4) || grow((void **)&c->sorted, cap * 4) ||
-        grow((void **)&c->best, cap * 4) || grow((void **)&c->split, cap) ||
-        grow((void **)&c->ncontact, cap))
+        grow((void **)&c->best, cap * 4) || grow((void **)&c->ncontact, cap))
         return -1;
     c->cap = (uint32_t)cap;
     return 0;
@@ -61,8 +60,6 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     if (bp_seggrid_build(&c->sg, w))
         return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
     bp_step_setup(w, &c->sg, &c->P);
-    if (w->count > 0) /* an empty world may have no arrays yet */
-        memset(c->split, 0, w->count);
     uint32_t ncells = (uint32_t)(c->P.gw * c->P.gh);
     if (ncells + 1 > c->cell_cap) {
         uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
@@ -122,18 +119,18 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         double t2 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++)
-            bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, c->split, c->cell_start,
+            bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, w->contacts, c->cell_start,
                         c->sorted, c->ncontact, c->best, c->nvx, c->nvy, c->cpx, c->cpy);
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)
-            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, c->split, c->best, c->nvx, c->nvy, c->cpx,
+            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy, c->cpx,
                        c->cpy);
         double t3 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++) {
             bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r, lx1,
                            ly1, lx2, ly2, seg_start, seg_list);
-            c->split[i] = c->ncontact[i];
+            w->contacts[i] = c->ncontact[i];
         }
         double t4 = bp_now();
         T.integrate += t1 - t0;
@@ -158,7 +155,7 @@ static void cpu_destroy(bp_engine *e)
     cpu_engine *c = (cpu_engine *)e;
     free(c->nvx); free(c->nvy); free(c->cpx); free(c->cpy);
     free(c->cell); free(c->sorted); free(c->best); free(c->cell_start);
-    free(c->split); free(c->ncontact);
+    free(c->ncontact);
     bp_seggrid_free(&c->sg);
     free(c);
 }

@@ -346,9 +346,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
     /* Upload. The counts start at zero; afterwards bp_k_scan_blocks
      * clears them for the next sub-step. */
-    /* The contact counts start at zero too (mass splitting, bp_physics.h). */
-    size_t nzero = (size_t)ncells * u > n ? (size_t)ncells * u : n;
-    uint32_t *zeros = calloc(nzero ? nzero : 1, 1);
+    uint32_t *zeros = calloc(ncells ? ncells : 1, u);
     if (!zeros)
         return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
@@ -358,7 +356,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_R, n * f, w->r, err, errlen) ||
               write_buf(o, B_M, n * f, w->m, err, errlen) ||
               write_buf(o, B_COUNT, ncells * u, zeros, err, errlen) ||
-              write_buf(o, B_SPLIT, n, zeros, err, errlen) ||
+              write_buf(o, B_SPLIT, n, w->contacts, err, errlen) ||
               write_buf(o, B_LX1, w->nlines * f, w->lx1, err, errlen) ||
               write_buf(o, B_LY1, w->nlines * f, w->ly1, err, errlen) ||
               write_buf(o, B_LX2, w->nlines * f, w->lx2, err, errlen) ||
@@ -674,20 +672,29 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     }
     float *to[4] = {w->x, w->y, w->vx, w->vy};
     size_t bytes = (size_t)o->n * sizeof(float);
+    /* The contact counts of mass splitting come along (a byte per ball,
+     * after the four float arrays), except from the backup, which has
+     * none: then they start over at 0. */
+    int counts = !(o->broken && o->read_backup);
+    size_t cap = 4 * (size_t)o->n + ((size_t)o->n + sizeof(float) - 1) / sizeof(float);
     /* Read into a scratch block first so a failing read never leaves the
      * world half old, half new. The block is kept: the sandbox reads every
      * frame. */
-    if (o->rbuf_cap < 4 * (size_t)o->n) {
-        float *nb = realloc(o->rbuf, 4 * bytes);
+    if (o->rbuf_cap < cap) {
+        float *nb = realloc(o->rbuf, cap * sizeof(float));
         if (!nb)
             return bp_fail(err, errlen, "opencl engine: out of memory reading %u balls", o->n);
         o->rbuf = nb;
-        o->rbuf_cap = 4 * (size_t)o->n;
+        o->rbuf_cap = cap;
     }
     float *buf = o->rbuf;
-    for (int i = 0; i < 4; i++) {
-        cl_int rc = clEnqueueReadBuffer(o->q, o->b[from[i]], i == 3 ? CL_TRUE : CL_FALSE, 0, bytes,
-                                        buf + (size_t)i * o->n, 0, NULL, NULL);
+    uint8_t *cbuf = (uint8_t *)(buf + 4 * (size_t)o->n);
+    for (int i = 0; i < 4 + counts; i++) {
+        cl_bool last = i == 3 + counts ? CL_TRUE : CL_FALSE;
+        cl_int rc = i < 4 ? clEnqueueReadBuffer(o->q, o->b[from[i]], last, 0, bytes,
+                                                buf + (size_t)i * o->n, 0, NULL, NULL)
+                          : clEnqueueReadBuffer(o->q, o->b[B_SPLIT], last, 0, o->n, cbuf, 0,
+                                                NULL, NULL);
         if (rc != CL_SUCCESS) {
             clFinish(o->q);
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer", rc);
@@ -695,6 +702,10 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     }
     for (int i = 0; i < 4; i++)
         memcpy(to[i], buf + (size_t)i * o->n, bytes);
+    if (counts)
+        memcpy(w->contacts, cbuf, o->n);
+    else
+        memset(w->contacts, 0, o->n);
     o->base.times.readback = bp_now() - t0;
     return 0;
 }

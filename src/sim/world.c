@@ -68,7 +68,9 @@ bp_world *bp_world_create(const bp_params *p)
 static void free_balls(bp_world *w)
 {
     free(w->x); free(w->y); free(w->vx); free(w->vy); free(w->r); free(w->m);
+    free(w->contacts);
     w->x = w->y = w->vx = w->vy = w->r = w->m = NULL;
+    w->contacts = NULL;
 }
 
 static void free_lines(bp_world *w)
@@ -96,6 +98,15 @@ static int grow(float **a, uint32_t cap)
     return 0;
 }
 
+static int grow_bytes(uint8_t **a, uint32_t cap)
+{
+    uint8_t *n = realloc(*a, cap);
+    if (!n)
+        return -1;
+    *a = n;
+    return 0;
+}
+
 static int reserve_balls(bp_world *w, uint32_t need)
 {
     if (need <= w->capacity)
@@ -104,7 +115,7 @@ static int reserve_balls(bp_world *w, uint32_t need)
     while (cap < need)
         cap = cap > BP_MAX_BALLS / 2 ? BP_MAX_BALLS : cap * 2;
     if (grow(&w->x, cap) || grow(&w->y, cap) || grow(&w->vx, cap) || grow(&w->vy, cap) ||
-        grow(&w->r, cap) || grow(&w->m, cap))
+        grow(&w->r, cap) || grow(&w->m, cap) || grow_bytes(&w->contacts, cap))
         return -1;
     w->capacity = cap;
     return 0;
@@ -134,6 +145,7 @@ int bp_world_copy(bp_world *dst, const bp_world *src)
         memcpy(dst->x, src->x, nb); memcpy(dst->y, src->y, nb);
         memcpy(dst->vx, src->vx, nb); memcpy(dst->vy, src->vy, nb);
         memcpy(dst->r, src->r, nb); memcpy(dst->m, src->m, nb);
+        memcpy(dst->contacts, src->contacts, src->count);
     }
     if (nl) {
         memcpy(dst->lx1, src->lx1, nl); memcpy(dst->ly1, src->ly1, nl);
@@ -195,6 +207,7 @@ int64_t bp_world_add_ball(bp_world *w, float x, float y, float vx, float vy, flo
     uint32_t i = w->count++;
     w->x[i] = x; w->y[i] = y; w->vx[i] = vx; w->vy[i] = vy; w->r[i] = r;
     w->m[i] = m > 0.0f ? m : (float)M_PI * r * r;
+    w->contacts[i] = 0;
     w->balls_version++;
     return i;
 }
