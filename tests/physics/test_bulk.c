@@ -92,6 +92,20 @@ static double total_energy(const bp_world *w)
     return st.kinetic_energy + pe;
 }
 
+/* The built-in rain scene, from the folder BALLPIT_SCENES names (meson
+ * passes the source tree's assets/scenes), or NULL with the reason on
+ * stderr. */
+static bp_world *load_rain(void)
+{
+    const char *dir = getenv("BALLPIT_SCENES");
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/rain.scene", dir ? dir : "assets/scenes");
+    bp_world *w = bp_scene_load(path, err, sizeof err);
+    if (!w)
+        fprintf(stderr, "%s\n", err);
+    return w;
+}
+
 /* The rain scene (10,000 balls poured over 8 ramps onto the floor, where
  * they slide into the side walls and pile up) for 20 simulated seconds,
  * measured after every frame:
@@ -110,12 +124,7 @@ static double total_energy(const bp_world *w)
  * within 4 s. */
 static int rain_stays_bounded(void)
 {
-    const char *dir = getenv("BALLPIT_SCENES");
-    char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/rain.scene", dir ? dir : "assets/scenes");
-    bp_world *w = bp_scene_load(path, err, sizeof err);
-    if (!w)
-        fprintf(stderr, "%s\n", err);
+    bp_world *w = load_rain();
     ENSURE(w != NULL);
     bp_engine *e = test_engine(w, 0);
     if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
@@ -214,14 +223,10 @@ static int deterministic_across_runs_and_threads(void)
  * runs differed.) */
 static int reattach_keeps_contact_counts(void)
 {
-    const char *dir = getenv("BALLPIT_SCENES");
-    char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/rain.scene", dir ? dir : "assets/scenes");
+    char err[512];
     uint64_t h[2];
     for (int k = 0; k < 2; k++) {
-        bp_world *w = bp_scene_load(path, err, sizeof err);
-        if (!w)
-            fprintf(stderr, "%s\n", err);
+        bp_world *w = load_rain();
         ENSURE(w != NULL);
         bp_engine *e = test_engine(w, 0);
         if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
