@@ -372,10 +372,9 @@ BP_FN void bp_deep_normal(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx,
  * Returns whether the pair counts as a contact for mass splitting (all
  * but a pair moving apart outside the skin). */
 BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy, float d2,
-                        float rvx, float rvy, float ri, float rj, bp_side si, bp_side sj,
-                        bp_push *acc)
+                        float rvx, float rvy, bp_side si, bp_side sj, bp_push *acc)
 {
-    float h = P->h, rest = P->rest_speed;
+    float h = P->h, rest = P->rest_speed, ri = si.r, rj = sj.r;
     if (rest > 0.0f) {
         /* Outside the skin and moving apart: no spring, no approach to
          * stop; nothing to do (and no square root). */
@@ -489,8 +488,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
                 if (close) {
                     bp_side sj = bp_side_of(x[j], y[j], rj, m[j], split[j]);
-                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj, si, sj,
-                                                  &c);
+                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, si, sj, &c);
                 }
                 if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy) &&
                     (t < best_t || (t == best_t && (bp_i32)j < b))) {
@@ -541,8 +539,7 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
         if (best[j] == (bp_i32)i)
             bp_pair_impact(P, i, j, dx, dy, d2, rvx, rvy, rsum, mu, &acc);
         else if (bp_pair_close(P, d2, rsum))
-            bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, ri, rj,
-                         bp_side_of(xi, yi, ri, mi, split[i]),
+            bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, bp_side_of(xi, yi, ri, mi, split[i]),
                          bp_side_of(x[j], y[j], rj, m[j], split[j]), &acc);
     }
     float ux = vxi + acc.dvx, uy = vyi + acc.dvy;

@@ -123,8 +123,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         c->sorted, c->ncontact, c->best, c->nvx, c->nvy, c->cpx, c->cpy);
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)
-            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy, c->cpx,
-                       c->cpy);
+            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy,
+                       c->cpx, c->cpy);
         double t3 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++) {

@@ -689,12 +689,14 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     }
     float *buf = o->rbuf;
     uint8_t *cbuf = (uint8_t *)(buf + 4 * (size_t)o->n);
-    for (int i = 0; i < 4 + counts; i++) {
-        cl_bool last = i == 3 + counts ? CL_TRUE : CL_FALSE;
-        cl_int rc = i < 4 ? clEnqueueReadBuffer(o->q, o->b[from[i]], last, 0, bytes,
-                                                buf + (size_t)i * o->n, 0, NULL, NULL)
-                          : clEnqueueReadBuffer(o->q, o->b[B_SPLIT], last, 0, o->n, cbuf, 0,
-                                                NULL, NULL);
+    size_t n = o->n;
+    const int src[5] = {from[0], from[1], from[2], from[3], B_SPLIT};
+    void *const dst[5] = {buf, buf + n, buf + 2 * n, buf + 3 * n, cbuf};
+    const size_t len[5] = {bytes, bytes, bytes, bytes, n};
+    const int nread = counts ? 5 : 4; /* the last read waits for all */
+    for (int i = 0; i < nread; i++) {
+        cl_int rc = clEnqueueReadBuffer(o->q, o->b[src[i]], i == nread - 1 ? CL_TRUE : CL_FALSE,
+                                        0, len[i], dst[i], 0, NULL, NULL);
         if (rc != CL_SUCCESS) {
             clFinish(o->q);
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer", rc);
