@@ -23,8 +23,12 @@ def asan_built(path):
 
 
 def memcheck(cmd, supp, timeout):
+    # --num-callers: the suppressions name PoCL's compile entry point, which
+    # in a cold kernel cache sits more than valgrind's default 12 frames
+    # below LLVM's allocations (a run of the whole suite reported LLVM pass
+    # manager blocks whose 12-frame stacks stopped inside libpocl).
     vg = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
-          "--show-leak-kinds=definite", "--error-exitcode=99",
+          "--show-leak-kinds=definite", "--error-exitcode=99", "--num-callers=50",
           f"--suppressions={supp}"]
     p = subprocess.run(vg + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, errors="replace", timeout=timeout)
