@@ -58,6 +58,68 @@ static inline float bp_fminf(float a, float b) { return a < b ? a : b; }
 static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
+/* Four pairs at a time: bp_contacts works out the pairs of a ball four
+ * neighbours at once in SIMD lanes (float4 in OpenCL C, a GCC/clang vector
+ * in C). Each lane does exactly the float operations the scalar functions
+ * do, in the same order (IEEE +, -, *, / and sqrt give the same bits in a
+ * lane as alone), and the lanes are summed one by one in neighbour order,
+ * so the result is the scalar code's to the bit. */
+#ifdef __OPENCL_VERSION__
+typedef float4 bp_vf;
+typedef int4 bp_vi;
+typedef uint4 bp_vu;
+#define BP_VF4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define BP_VU4(a, b, c, d) ((uint4)((a), (b), (c), (d)))
+#define BP_VSPLAT(a) ((float4)(a))
+#define BP_VI0 ((int4)(0))
+/* m ? a : b per lane (m: -1 or 0 per lane, from a comparison) */
+#define BP_VSEL(m, a, b) select((b), (a), (m))
+#define BP_VISEL(m, a, b) select((b), (a), (m))
+#define BP_VSQRT(a) sqrt(a)
+#define BP_VMIN(a, b) fmin(a, b)
+#define BP_VMAX(a, b) fmax(a, b)
+#define BP_VSTORE(v, p) vstore4((v), 0, (p))
+#define BP_VISTORE(v, p) vstore4((v), 0, (p))
+#define BP_VLOAD(p) vload4(0, (p))
+#define BP_VANY(m) any(m)
+#else
+typedef float bp_vf __attribute__((vector_size(16)));
+typedef int32_t bp_vi __attribute__((vector_size(16)));
+typedef uint32_t bp_vu __attribute__((vector_size(16)));
+#define BP_VF4(a, b, c, d) ((bp_vf){(a), (b), (c), (d)})
+#define BP_VU4(a, b, c, d) ((bp_vu){(a), (b), (c), (d)})
+#define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
+#define BP_VI0 ((bp_vi){0, 0, 0, 0})
+#define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
+#define BP_VISEL(m, a, b) (((a) & (m)) | ((b) & ~(m)))
+#define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
+#define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
+#define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(bp_vf))
+#define BP_VISTORE(v, p) __builtin_memcpy((p), &(v), sizeof(bp_vi))
+BP_FN bp_vf bp_vload(const float *p)
+{
+    bp_vf v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+#define BP_VLOAD(p) bp_vload(p)
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
+#define BP_VANY(m) (_mm_movemask_ps((__m128)(m)) != 0)
+#else
+BP_FN bp_vf bp_vsqrt(bp_vf a)
+{
+    bp_vf r;
+    for (int k = 0; k < 4; k++)
+        r[k] = sqrtf(a[k]);
+    return r;
+}
+#define BP_VSQRT(a) bp_vsqrt(a)
+#define BP_VANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+#endif
+#endif
+
 /* "No hit" marker for times of impact measured as a fraction of a sweep. */
 #define BP_NO_HIT 2.0f
 /* At most this many bounces off static geometry per ball per sub-step. */
@@ -303,6 +365,12 @@ typedef struct bp_side {
     float x, y, r, m, n;
 } bp_side;
 
+/* A ball's contact count as mass splitting takes it: at least 1. */
+BP_FN float bp_split_n(bp_u8 n)
+{
+    return n > 0 ? (float)n : 1.0f;
+}
+
 BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
 {
     bp_side s;
@@ -310,7 +378,7 @@ BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
     s.y = y;
     s.r = r;
     s.m = m;
-    s.n = n > 0 ? (float)n : 1.0f;
+    s.n = bp_split_n(n);
     return s;
 }
 
@@ -430,6 +498,208 @@ BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, fl
     return 1;
 }
 
+/* ---- The same pair functions, four pairs at a time ------------------------- */
+
+/* bp_pair_toi in four lanes. */
+BP_FN bp_vf bp_vpair_toi(bp_vf dx, bp_vf dy, bp_vf rvx, bp_vf rvy, bp_vf rsum, float h)
+{
+    bp_vf zero = BP_VSPLAT(0.0f), no = BP_VSPLAT(-1.0f);
+    bp_vf dr = dx * rvx + dy * rvy;
+    bp_vf c = dx * dx + dy * dy - rsum * rsum;
+    bp_vf a = rvx * rvx + rvy * rvy;
+    bp_vf disc = dr * dr - a * c;
+    bp_vf t = c / (dr + BP_VSQRT(BP_VMAX(disc, zero)));
+    bp_vf res = BP_VSEL(t <= BP_VSPLAT(h), t, no);
+    res = BP_VSEL(disc < zero, no, res);
+    res = BP_VSEL(c > 2.0f * dr * h, no, res);
+    res = BP_VSEL(c <= zero, zero, res);
+    return BP_VSEL(dr <= zero, no, res);
+}
+
+/* Four neighbours j of one ball i: their own data, and the pair's. */
+typedef struct bp_vpair {
+    bp_vu j;
+    bp_vf xj, yj, rj, mj, nj;   /* position, radius, mass, contacts (>= 1) */
+    bp_vf dx, dy, d2, rvx, rvy; /* pj - pi, |pj - pi|^2, vi - vj */
+    bp_vf rsum;
+} bp_vpair;
+
+/* bp_pair_soft in four lanes, for the lanes in `on` (bp_side si is ball
+ * i): the pairs' terms into (*dvx, *dvy, *px, *py), 0 in the lanes that
+ * give none; returns the lanes that count as contacts. A deep overlap
+ * takes bp_deep_normal one lane at a time (it is rare). */
+BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, bp_side si,
+                          bp_vi on, bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
+{
+    float h = P->h, rest = P->rest_speed;
+    bp_vf zero = BP_VSPLAT(0.0f), ri = BP_VSPLAT(si.r), rj = q->rj;
+    bp_vf dx = q->dx, dy = q->dy, rvx = q->rvx, rvy = q->rvy;
+    bp_vi act = on;
+    if (rest > 0.0f) {
+        bp_vf skin_out = ri + rj + P->skin * BP_VMIN(ri, rj);
+        act = act & ~((q->d2 >= skin_out * skin_out) & (dx * rvx + dy * rvy <= zero));
+    }
+    bp_vf dist = BP_VSQRT(q->d2);
+    bp_vu iv = BP_VU4(i, i, i, i);
+    bp_vf away = BP_VSEL(q->j > iv, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f));
+    bp_vi pos = dist > zero;
+    bp_vf nx = BP_VSEL(pos, dx / dist, away), ny = BP_VSEL(pos, dy / dist, zero);
+    bp_vf vn = rvx * nx + rvy * ny;
+    bp_vf gap = dist - (ri + rj);
+    bp_vf mi = BP_VSPLAT(si.m), ni = BP_VSPLAT(si.n), mj = q->mj;
+    bp_vf mu = mj / (mi + mj), ms = mj / (ni * mj + q->nj * mi);
+    bp_vf ax = zero, ay = zero, bx = zero, by = zero;
+    if (rest > 0.0f) {
+        bp_vf rmin = BP_VMIN(ri, rj);
+        bp_vf depth = P->skin * rmin - gap;
+        bp_vf tvx = rvx - vn * nx, tvy = rvy - vn * ny;
+        bp_vf allowed = BP_VMAX(BP_VSPLAT(rest), gap / h);
+        bp_vf over = BP_VSEL(vn > allowed, vn - allowed, zero);
+        bp_vf k_ = ms * over;
+        ax = ax - k_ * nx;
+        ay = ay - k_ * ny;
+        vn = BP_VMIN(vn, allowed);
+        bp_vf range = P->spring_range * rmin;
+        bp_vf f = P->k_spring * BP_VMIN(depth, range) + P->k_damp * vn;
+        bp_vi push = (depth > zero) & (f > zero);
+        bp_vf ks = BP_VSEL(push, mu * f * h, zero);
+        bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
+        ax = ax - ks * nx;
+        ay = ay - ks * ny;
+        ax = ax - kf * tvx;
+        ay = ay - kf * tvy;
+        bp_vf deep = BP_VSEL(depth > range, depth - range, zero);
+        bp_vf dnx = nx, dny = ny;
+        bp_vi isdeep = (deep > zero) & act;
+        if (BP_VANY(isdeep)) {
+            float l[8][4], ox[4], oy[4];
+            bp_i32 lk[4];
+            bp_u32 lj[4];
+            BP_VISTORE(isdeep, lk);
+            BP_VISTORE(q->j, lj);
+            BP_VSTORE(dx, l[0]);
+            BP_VSTORE(dy, l[1]);
+            BP_VSTORE(rmin, l[2]);
+            BP_VSTORE(nx, l[3]);
+            BP_VSTORE(ny, l[4]);
+            BP_VSTORE(q->xj, l[5]);
+            BP_VSTORE(q->yj, l[6]);
+            BP_VSTORE(rj, l[7]);
+            for (int k = 0; k < 4; k++) {
+                ox[k] = l[3][k];
+                oy[k] = l[4][k];
+                if (lk[k]) /* the mass and count do not enter */
+                    bp_deep_normal(P, i, lj[k], l[0][k], l[1][k], l[2][k], si,
+                                   bp_side_of(l[5][k], l[6][k], l[7][k], 1.0f, 1), l[3][k],
+                                   l[4][k], &ox[k], &oy[k]);
+            }
+            dnx = BP_VLOAD(ox);
+            dny = BP_VLOAD(oy);
+        }
+        bx = bx - ms * P->beta * deep * dnx;
+        by = by - ms * P->beta * deep * dny;
+    } else {
+        bp_vi ov = gap < zero;
+        bx = BP_VSEL(ov, bx + ms * P->beta * gap * nx, bx);
+        by = BP_VSEL(ov, by + ms * P->beta * gap * ny, by);
+    }
+    *dvx = BP_VSEL(act, ax, zero);
+    *dvy = BP_VSEL(act, ay, zero);
+    *px = BP_VSEL(act, bx, zero);
+    *py = BP_VSEL(act, by, zero);
+    return act;
+}
+
+/* Pass 3's work on up to four neighbours of ball i at once, near[0 ..
+ * left-1] (left >= 1; a short group repeats its first ball in the unused
+ * lanes): the pair terms in SIMD lanes (bp_vpair_soft), then, in neighbour
+ * order, the choice of the impact partner and the sums, exactly as one
+ * pair at a time would give them. */
+BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *x,
+                            BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
+                            BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
+                            BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
+                            bp_side si, float vxi, float vyi, const bp_u32 *near_,
+                            bp_u32 left, bp_push *acc_, bp_push *held_, bp_i32 *b_,
+                            float *best_t_, bp_u32 *count_)
+{
+    float xi = si.x, yi = si.y, ri = si.r;
+    bp_u32 j0 = near_[0];
+    bp_u32 j1 = left > 1u ? near_[1] : j0;
+    bp_u32 j2 = left > 2u ? near_[2] : j0;
+    bp_u32 j3 = left > 3u ? near_[3] : j0;
+    bp_push acc = *acc_, held = *held_;
+    bp_i32 b = *b_;
+    float best_t = *best_t_;
+    bp_u32 count = *count_;
+    bp_vpair v;
+    v.j = BP_VU4(j0, j1, j2, j3);
+    v.xj = BP_VF4(x[j0], x[j1], x[j2], x[j3]);
+    v.yj = BP_VF4(y[j0], y[j1], y[j2], y[j3]);
+    v.rj = BP_VF4(r[j0], r[j1], r[j2], r[j3]);
+    v.dx = v.xj - xi;
+    v.dy = v.yj - yi;
+    v.d2 = v.dx * v.dx + v.dy * v.dy;
+    v.rsum = ri + v.rj;
+    v.rvx = vxi - BP_VF4(vx[j0], vx[j1], vx[j2], vx[j3]);
+    v.rvy = vyi - BP_VF4(vy[j0], vy[j1], vy[j2], vy[j3]);
+    bp_vf near_d = v.rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    bp_vi lane = BP_VU4(0u, 1u, 2u, 3u) < BP_VU4(left, left, left, left);
+    bp_vi close = (v.d2 < near_d * near_d) & lane;
+    bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h);
+    if (P->rest_speed > 0.0f) /* bp_pair_hit_time */
+        t = BP_VSEL(v.d2 < v.rsum * v.rsum, BP_VSPLAT(-1.0f), t);
+    bp_vf zero = BP_VSPLAT(0.0f);
+    bp_vf dr = v.dx * v.rvx + v.dy * v.rvy;
+    bp_vi cand = (t >= zero) & (dr > zero) &
+                 (dr * dr > P->rest_speed * P->rest_speed * v.d2) & lane;
+    bp_vf cdvx = zero, cdvy = zero, cpx = zero, cpy = zero;
+    bp_vi soft = BP_VI0;
+    if (BP_VANY(close)) {
+        v.mj = BP_VF4(m[j0], m[j1], m[j2], m[j3]);
+        v.nj = BP_VF4(bp_split_n(split[j0]), bp_split_n(split[j1]),
+                      bp_split_n(split[j2]), bp_split_n(split[j3]));
+        soft = bp_vpair_soft(P, i, &v, si, close, &cdvx, &cdvy, &cpx, &cpy);
+    }
+    float lt[4], l[4][4];
+    bp_i32 lclose[4], lcand[4], lsoft[4];
+    bp_u32 lj[4];
+    BP_VSTORE(t, lt);
+    BP_VSTORE(cdvx, l[0]);
+    BP_VSTORE(cdvy, l[1]);
+    BP_VSTORE(cpx, l[2]);
+    BP_VSTORE(cpy, l[3]);
+    BP_VISTORE(close, lclose);
+    BP_VISTORE(cand, lcand);
+    BP_VISTORE(soft, lsoft);
+    BP_VISTORE(v.j, lj);
+    for (bp_u32 k = 0; k < 4u && k < left; k++) {
+        if (!lclose[k] && lt[k] < 0.0f)
+            continue;
+        count += lsoft[k] ? 1u : 0u;
+        bp_push c;
+        c.dvx = l[0][k];
+        c.dvy = l[1][k];
+        c.px = l[2][k];
+        c.py = l[3][k];
+        bp_i32 j = (bp_i32)lj[k];
+        float tk = lt[k];
+        if (lcand[k] && (tk < best_t || (tk == best_t && j < b))) {
+            bp_push_add(&acc, held);
+            held = c;
+            b = j;
+            best_t = tk;
+        } else {
+            bp_push_add(&acc, c);
+        }
+    }
+    *acc_ = acc;
+    *held_ = held;
+    *b_ = b;
+    *best_t_ = best_t;
+    *count_ = count;
+}
+
 /* Pass 3, the one walk over ball i's neighbours:
  *  - its impact partner: the ball j it hits first in this sub-step
  *    (bp_pair_candidate), ties to the lower index, or -1. The time of impact
@@ -458,6 +728,8 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
     bp_push acc = {0.0f, 0.0f, 0.0f, 0.0f}, held = {0.0f, 0.0f, 0.0f, 0.0f};
     bp_i32 b = -1;
     float best_t = 3.0e38f;
+    bp_u32 near_[2u * BP_CHUNK];
+    bp_u32 nn = 0;
     for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
         bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
@@ -467,41 +739,30 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
          * looked at. */
         for (bp_u32 c0 = k0; c0 < k1; c0 += BP_CHUNK) {
             bp_u32 c1 = k1 - c0 < BP_CHUNK ? k1 : c0 + BP_CHUNK;
-            bp_u32 near_[BP_CHUNK];
-            bp_u32 nn = 0;
             for (bp_u32 k = c0; k < c1; k++) {
                 bp_u32 j = sorted[k];
                 float dx = x[j] - xi, dy = y[j] - yi;
                 near_[nn] = j;
                 nn += (dx * dx + dy * dy <= reach2) & (j != i);
             }
-            for (bp_u32 q = 0; q < nn; q++) {
-                bp_u32 j = near_[q];
-                float dx = x[j] - xi, dy = y[j] - yi;
-                float d2 = dx * dx + dy * dy;
-                float rj = r[j], rsum = ri + rj;
-                float rvx = vxi - vx[j], rvy = vyi - vy[j];
-                int close = bp_pair_close(P, d2, rsum);
-                float t = bp_pair_hit_time(P, dx, dy, d2, rvx, rvy, rsum);
-                if (!close && t < 0.0f)
-                    continue;
-                bp_push c = {0.0f, 0.0f, 0.0f, 0.0f};
-                if (close) {
-                    bp_side sj = bp_side_of(x[j], y[j], rj, m[j], split[j]);
-                    count += (bp_u32)bp_pair_soft(P, i, j, dx, dy, d2, rvx, rvy, si, sj, &c);
-                }
-                if (bp_pair_candidate(P, t, dx, dy, d2, rvx, rvy) &&
-                    (t < best_t || (t == best_t && (bp_i32)j < b))) {
-                    bp_push_add(&acc, held);
-                    held = c;
-                    b = (bp_i32)j;
-                    best_t = t;
-                } else {
-                    bp_push_add(&acc, c);
-                }
+            /* ...and then four at a time (bp_contact_group), across
+             * rows, so that the lanes are mostly full: the list is worked
+             * off when it holds a chunk's worth (it had less than that
+             * before this chunk, so it never holds more than two). */
+            if (nn >= BP_CHUNK) {
+                bp_u32 q = 0;
+                for (; q + 4u <= nn; q += 4u)
+                    bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q,
+                                     4u, &acc, &held, &b, &best_t, &count);
+                for (bp_u32 k = q; k < nn; k++)
+                    near_[k - q] = near_[k];
+                nn -= q;
             }
         }
     }
+    for (bp_u32 q = 0; q < nn; q += 4u)
+        bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &acc,
+                         &held, &b, &best_t, &count);
     best[i] = b;
     ncontact[i] = (bp_u8)(count < 255u ? count : 255u);
     sdvx[i] = acc.dvx;
