@@ -58,44 +58,66 @@ static inline float bp_fminf(float a, float b) { return a < b ? a : b; }
 static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
-/* Four pairs at a time: bp_contacts works out the pairs of a ball four
- * neighbours at once in SIMD lanes (float4 in OpenCL C, a GCC/clang vector
- * in C). Each lane does exactly the float operations the scalar functions
- * do, in the same order (IEEE +, -, *, / and sqrt give the same bits in a
- * lane as alone), and the lanes are summed one by one in neighbour order,
- * so the result is the scalar code's to the bit. */
+/* Several pairs at a time: bp_contacts works out the pairs of a ball
+ * BP_LANES neighbours at once in SIMD lanes (floatN in OpenCL C, where the
+ * engine picks 4 or 8 by the device's preferred vector width; a GCC/clang
+ * 4-float vector in C). Each lane does exactly the float operations the
+ * scalar functions do, in the same order (IEEE +, -, *, / and sqrt give
+ * the same bits in a lane as alone), and the lanes are summed one by one
+ * in neighbour order, so the result is the scalar code's to the bit, for
+ * any lane count. BP_VGATHER(a, J) loads a[J[0]], a[J[1]], ... */
+#ifndef BP_LANES
+#define BP_LANES 4
+#endif
 #ifdef __OPENCL_VERSION__
+#if BP_LANES == 8
+typedef float8 bp_vf;
+typedef int8 bp_vi;
+typedef uint8 bp_vu;
+#define BP_VGATHER(a, J)                                                                  \
+    ((float8)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
+              (a)[J[7]]))
+#define BP_LANE_IDS ((uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u))
+#define BP_VSTORE(v, p) vstore8((v), 0, (p))
+#define BP_VLOAD(p) vload8(0, (p))
+#define BP_VLOADU(p) vload8(0, (p))
+#elif BP_LANES == 4
 typedef float4 bp_vf;
 typedef int4 bp_vi;
 typedef uint4 bp_vu;
-#define BP_VF4(a, b, c, d) ((float4)((a), (b), (c), (d)))
-#define BP_VU4(a, b, c, d) ((uint4)((a), (b), (c), (d)))
-#define BP_VSPLAT(a) ((float4)(a))
-#define BP_VI0 ((int4)(0))
+#define BP_VGATHER(a, J) ((float4)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]))
+#define BP_LANE_IDS ((uint4)(0u, 1u, 2u, 3u))
+#define BP_VSTORE(v, p) vstore4((v), 0, (p))
+#define BP_VLOAD(p) vload4(0, (p))
+#define BP_VLOADU(p) vload4(0, (p))
+#else
+#error "BP_LANES must be 4 or 8"
+#endif
+#define BP_VSPLAT(a) ((bp_vf)(a))
+#define BP_VUSPLAT(a) ((bp_vu)(a))
+#define BP_VI0 ((bp_vi)(0))
 /* m ? a : b per lane (m: -1 or 0 per lane, from a comparison) */
 #define BP_VSEL(m, a, b) select((b), (a), (m))
-#define BP_VISEL(m, a, b) select((b), (a), (m))
 #define BP_VSQRT(a) sqrt(a)
 #define BP_VMIN(a, b) fmin(a, b)
 #define BP_VMAX(a, b) fmax(a, b)
-#define BP_VSTORE(v, p) vstore4((v), 0, (p))
-#define BP_VISTORE(v, p) vstore4((v), 0, (p))
-#define BP_VLOAD(p) vload4(0, (p))
 #define BP_VANY(m) any(m)
 #else
+#if BP_LANES != 4
+#error "the C engine's lanes are 4 floats"
+#endif
 typedef float bp_vf __attribute__((vector_size(16)));
 typedef int32_t bp_vi __attribute__((vector_size(16)));
 typedef uint32_t bp_vu __attribute__((vector_size(16)));
-#define BP_VF4(a, b, c, d) ((bp_vf){(a), (b), (c), (d)})
-#define BP_VU4(a, b, c, d) ((bp_vu){(a), (b), (c), (d)})
+#define BP_VGATHER(a, J) ((bp_vf){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
+#define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
 #define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
+#define BP_VUSPLAT(a) ((bp_vu){(a), (a), (a), (a)})
 #define BP_VI0 ((bp_vi){0, 0, 0, 0})
 #define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
-#define BP_VISEL(m, a, b) (((a) & (m)) | ((b) & ~(m)))
 #define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
 #define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
-#define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(bp_vf))
-#define BP_VISTORE(v, p) __builtin_memcpy((p), &(v), sizeof(bp_vi))
+#define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
 BP_FN bp_vf bp_vload(const float *p)
 {
     bp_vf v;
@@ -103,6 +125,13 @@ BP_FN bp_vf bp_vload(const float *p)
     return v;
 }
 #define BP_VLOAD(p) bp_vload(p)
+BP_FN bp_vu bp_vloadu(const bp_u32 *p)
+{
+    bp_vu v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+#define BP_VLOADU(p) bp_vloadu(p)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
@@ -306,29 +335,6 @@ BP_FN int bp_pair_close(const bp_step_params *P, float d2, float rsum)
     return d2 < near_ * near_;
 }
 
-/* When balls i and j (d2 apart) meet within the sub-step (bp_pair_toi), or
- * -1; under gravity never for balls that already touch: those are soft
- * contacts, not impacts (and no square root is spent on them). */
-BP_FN float bp_pair_hit_time(const bp_step_params *P, float dx, float dy, float d2, float rvx,
-                             float rvy, float rsum)
-{
-    if (P->rest_speed > 0.0f && d2 < rsum * rsum)
-        return -1.0f;
-    return bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
-}
-
-/* Ball j may be ball i's impact partner: they meet within the sub-step at
- * t (bp_pair_hit_time), approaching faster than the resting threshold. */
-BP_FN int bp_pair_candidate(const bp_step_params *P, float t, float dx, float dy, float d2,
-                            float rvx, float rvy)
-{
-    if (t < 0.0f)
-        return 0;
-    float dr = dx * rvx + dy * rvy;
-    /* approach speed dr/|d| > rest_speed, without a square root */
-    return dr > 0.0f && dr * dr > P->rest_speed * P->rest_speed * d2;
-}
-
 /* Impact of ball i with its mutual partner j: seed 003's normal/tangent
  * formula with restitution, v1n' = v1n - (1+e) m2/(m1+m2) (v1n - v2n):
  * momentum exact, energy exact for e = 1. Speculative: applied when the
@@ -498,9 +504,9 @@ BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, fl
     return 1;
 }
 
-/* ---- The same pair functions, four pairs at a time ------------------------- */
+/* ---- The same pair functions, BP_LANES pairs at a time -------------------- */
 
-/* bp_pair_toi in four lanes. */
+/* bp_pair_toi in BP_LANES lanes. */
 BP_FN bp_vf bp_vpair_toi(bp_vf dx, bp_vf dy, bp_vf rvx, bp_vf rvy, bp_vf rsum, float h)
 {
     bp_vf zero = BP_VSPLAT(0.0f), no = BP_VSPLAT(-1.0f);
@@ -516,7 +522,7 @@ BP_FN bp_vf bp_vpair_toi(bp_vf dx, bp_vf dy, bp_vf rvx, bp_vf rvy, bp_vf rsum, f
     return BP_VSEL(dr <= zero, no, res);
 }
 
-/* Four neighbours j of one ball i: their own data, and the pair's. */
+/* BP_LANES neighbours j of one ball i: their own data, and the pair's. */
 typedef struct bp_vpair {
     bp_vu j;
     bp_vf xj, yj, rj, mj, nj;   /* position, radius, mass, contacts (>= 1) */
@@ -524,7 +530,7 @@ typedef struct bp_vpair {
     bp_vf rsum;
 } bp_vpair;
 
-/* bp_pair_soft in four lanes, for the lanes in `on` (bp_side si is ball
+/* bp_pair_soft in BP_LANES lanes, for the lanes in `on` (bp_side si is ball
  * i): the pairs' terms into (*dvx, *dvy, *px, *py), 0 in the lanes that
  * give none; returns the lanes that count as contacts. A deep overlap
  * takes bp_deep_normal one lane at a time (it is rare). */
@@ -540,7 +546,7 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
         act = act & ~((q->d2 >= skin_out * skin_out) & (dx * rvx + dy * rvy <= zero));
     }
     bp_vf dist = BP_VSQRT(q->d2);
-    bp_vu iv = BP_VU4(i, i, i, i);
+    bp_vu iv = BP_VUSPLAT(i);
     bp_vf away = BP_VSEL(q->j > iv, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f));
     bp_vi pos = dist > zero;
     bp_vf nx = BP_VSEL(pos, dx / dist, away), ny = BP_VSEL(pos, dy / dist, zero);
@@ -572,11 +578,11 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
         bp_vf dnx = nx, dny = ny;
         bp_vi isdeep = (deep > zero) & act;
         if (BP_VANY(isdeep)) {
-            float l[8][4], ox[4], oy[4];
-            bp_i32 lk[4];
-            bp_u32 lj[4];
-            BP_VISTORE(isdeep, lk);
-            BP_VISTORE(q->j, lj);
+            float l[8][BP_LANES], ox[BP_LANES], oy[BP_LANES];
+            bp_i32 lk[BP_LANES];
+            bp_u32 lj[BP_LANES];
+            BP_VSTORE(isdeep, lk);
+            BP_VSTORE(q->j, lj);
             BP_VSTORE(dx, l[0]);
             BP_VSTORE(dy, l[1]);
             BP_VSTORE(rmin, l[2]);
@@ -585,7 +591,7 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
             BP_VSTORE(q->xj, l[5]);
             BP_VSTORE(q->yj, l[6]);
             BP_VSTORE(rj, l[7]);
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < BP_LANES; k++) {
                 ox[k] = l[3][k];
                 oy[k] = l[4][k];
                 if (lk[k]) /* the mass and count do not enter */
@@ -610,7 +616,7 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
     return act;
 }
 
-/* Pass 3's work on up to four neighbours of ball i at once, near[0 ..
+/* Pass 3's work on up to BP_LANES neighbours of ball i at once, near[0 ..
  * left-1] (left >= 1; a short group repeats its first ball in the unused
  * lanes): the pair terms in SIMD lanes (bp_vpair_soft), then, in neighbour
  * order, the choice of the impact partner and the sums, exactly as one
@@ -624,56 +630,61 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
                             float *best_t_, bp_u32 *count_)
 {
     float xi = si.x, yi = si.y, ri = si.r;
-    bp_u32 j0 = near_[0];
-    bp_u32 j1 = left > 1u ? near_[1] : j0;
-    bp_u32 j2 = left > 2u ? near_[2] : j0;
-    bp_u32 j3 = left > 3u ? near_[3] : j0;
+    bp_u32 J[BP_LANES];
+    for (bp_u32 k = 0; k < BP_LANES; k++)
+        J[k] = k < left ? near_[k] : near_[0];
     bp_push acc = *acc_, held = *held_;
     bp_i32 b = *b_;
     float best_t = *best_t_;
     bp_u32 count = *count_;
     bp_vpair v;
-    v.j = BP_VU4(j0, j1, j2, j3);
-    v.xj = BP_VF4(x[j0], x[j1], x[j2], x[j3]);
-    v.yj = BP_VF4(y[j0], y[j1], y[j2], y[j3]);
-    v.rj = BP_VF4(r[j0], r[j1], r[j2], r[j3]);
+    v.j = BP_VLOADU(J);
+    v.xj = BP_VGATHER(x, J);
+    v.yj = BP_VGATHER(y, J);
+    v.rj = BP_VGATHER(r, J);
     v.dx = v.xj - xi;
     v.dy = v.yj - yi;
     v.d2 = v.dx * v.dx + v.dy * v.dy;
     v.rsum = ri + v.rj;
-    v.rvx = vxi - BP_VF4(vx[j0], vx[j1], vx[j2], vx[j3]);
-    v.rvy = vyi - BP_VF4(vy[j0], vy[j1], vy[j2], vy[j3]);
+    v.rvx = vxi - BP_VGATHER(vx, J);
+    v.rvy = vyi - BP_VGATHER(vy, J);
     bp_vf near_d = v.rsum * (1.0f + P->skin) + P->rest_speed * P->h;
-    bp_vi lane = BP_VU4(0u, 1u, 2u, 3u) < BP_VU4(left, left, left, left);
+    bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(left);
     bp_vi close = (v.d2 < near_d * near_d) & lane;
+    /* When the pair meets within the sub-step, or -1; under gravity never
+     * for balls that already touch: those are soft contacts, not impacts
+     * (and no square root is spent on them). */
     bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h);
-    if (P->rest_speed > 0.0f) /* bp_pair_hit_time */
+    if (P->rest_speed > 0.0f)
         t = BP_VSEL(v.d2 < v.rsum * v.rsum, BP_VSPLAT(-1.0f), t);
     bp_vf zero = BP_VSPLAT(0.0f);
     bp_vf dr = v.dx * v.rvx + v.dy * v.rvy;
+    /* May be ball i's impact partner: they meet within the sub-step,
+     * approaching faster than the resting threshold (dr/|d| > rest_speed,
+     * without a square root). */
     bp_vi cand = (t >= zero) & (dr > zero) &
                  (dr * dr > P->rest_speed * P->rest_speed * v.d2) & lane;
     bp_vf cdvx = zero, cdvy = zero, cpx = zero, cpy = zero;
     bp_vi soft = BP_VI0;
     if (BP_VANY(close)) {
-        v.mj = BP_VF4(m[j0], m[j1], m[j2], m[j3]);
-        v.nj = BP_VF4(bp_split_n(split[j0]), bp_split_n(split[j1]),
-                      bp_split_n(split[j2]), bp_split_n(split[j3]));
+        float nj[BP_LANES];
+        for (bp_u32 k = 0; k < BP_LANES; k++)
+            nj[k] = bp_split_n(split[J[k]]);
+        v.mj = BP_VGATHER(m, J);
+        v.nj = BP_VLOAD(nj);
         soft = bp_vpair_soft(P, i, &v, si, close, &cdvx, &cdvy, &cpx, &cpy);
     }
-    float lt[4], l[4][4];
-    bp_i32 lclose[4], lcand[4], lsoft[4];
-    bp_u32 lj[4];
+    float lt[BP_LANES], l[4][BP_LANES];
+    bp_i32 lclose[BP_LANES], lcand[BP_LANES], lsoft[BP_LANES];
     BP_VSTORE(t, lt);
     BP_VSTORE(cdvx, l[0]);
     BP_VSTORE(cdvy, l[1]);
     BP_VSTORE(cpx, l[2]);
     BP_VSTORE(cpy, l[3]);
-    BP_VISTORE(close, lclose);
-    BP_VISTORE(cand, lcand);
-    BP_VISTORE(soft, lsoft);
-    BP_VISTORE(v.j, lj);
-    for (bp_u32 k = 0; k < 4u && k < left; k++) {
+    BP_VSTORE(close, lclose);
+    BP_VSTORE(cand, lcand);
+    BP_VSTORE(soft, lsoft);
+    for (bp_u32 k = 0; k < BP_LANES && k < left; k++) {
         if (!lclose[k] && lt[k] < 0.0f)
             continue;
         count += lsoft[k] ? 1u : 0u;
@@ -682,7 +693,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
         c.dvy = l[1][k];
         c.px = l[2][k];
         c.py = l[3][k];
-        bp_i32 j = (bp_i32)lj[k];
+        bp_i32 j = (bp_i32)J[k];
         float tk = lt[k];
         if (lcand[k] && (tk < best_t || (tk == best_t && j < b))) {
             bp_push_add(&acc, held);
@@ -701,10 +712,11 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
 }
 
 /* Pass 3, the one walk over ball i's neighbours:
- *  - its impact partner: the ball j it hits first in this sub-step
- *    (bp_pair_candidate), ties to the lower index, or -1. The time of impact
- *    is the same float from both sides (every term changes sign twice), so
- *    a pair that picks each other does so from both ends;
+ *  - its impact partner: the ball j it hits first in this sub-step,
+ *    approaching faster than rest_speed, ties to the lower index, or -1.
+ *    The time of impact is the same float from both sides (every term
+ *    changes sign twice), so a pair that picks each other does so from
+ *    both ends;
  *  - the sum of bp_pair_soft over its close neighbours except that partner,
  *    whose term bp_resolve adds once it knows whether the choice is mutual
  *    (the soft term of the best candidate so far is held back, and joins
@@ -745,22 +757,22 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 near_[nn] = j;
                 nn += (dx * dx + dy * dy <= reach2) & (j != i);
             }
-            /* ...and then four at a time (bp_contact_group), across
+            /* ...and then BP_LANES at a time (bp_contact_group), across
              * rows, so that the lanes are mostly full: the list is worked
              * off when it holds a chunk's worth (it had less than that
              * before this chunk, so it never holds more than two). */
             if (nn >= BP_CHUNK) {
                 bp_u32 q = 0;
-                for (; q + 4u <= nn; q += 4u)
+                for (; q + BP_LANES <= nn; q += BP_LANES)
                     bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q,
-                                     4u, &acc, &held, &b, &best_t, &count);
+                                     BP_LANES, &acc, &held, &b, &best_t, &count);
                 for (bp_u32 k = q; k < nn; k++)
                     near_[k - q] = near_[k];
                 nn -= q;
             }
         }
     }
-    for (bp_u32 q = 0; q < nn; q += 4u)
+    for (bp_u32 q = 0; q < nn; q += BP_LANES)
         bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &acc,
                          &held, &b, &best_t, &count);
     best[i] = b;

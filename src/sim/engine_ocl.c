@@ -245,9 +245,24 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
         sscanf(cver, "OpenCL C %d.%d", &major, &minor) != 2)
         major = 1, minor = 2;
     int cl12 = major > 1 || (major == 1 && minor >= 2);
+    /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES): 8
+     * where the device prefers vectors of 8 floats or more (AVX and wider
+     * CPUs under PoCL), else 4; the same bits either way.
+     * BALLPIT_OCL_LANES=4|8 overrides (tests, tuning). */
+    cl_uint pref = 4;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
+                        NULL) != CL_SUCCESS)
+        pref = 4;
+    int lanes = pref >= 8 ? 8 : 4;
+    const char *lenv = getenv("BALLPIT_OCL_LANES");
+    if (lenv && *lenv) {
+        if (strcmp(lenv, "4") != 0 && strcmp(lenv, "8") != 0)
+            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LANES=%s is not 4 or 8", lenv);
+        lanes = lenv[0] - '0';
+    }
     char opts[256];
-    snprintf(opts, sizeof opts, "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d%s%s",
-             cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS,
+    snprintf(opts, sizeof opts, "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d%s%s",
+             cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");

@@ -70,6 +70,35 @@ static int determinism_parallel_grid(void)
     return rc;
 }
 
+/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; the
+ * engine picks by the device's preferred vector width) gives the same
+ * bits: every lane does the scalar operations and the lanes are summed in
+ * neighbour order. Rain and a pile: impacts, deep overlaps and springs. */
+static int lanes_same_bits(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
+    for (int k = 0; k < 2; k++) {
+        bp_world *w = worlds[k];
+        ENSURE(w != NULL);
+        ENSURE(setenv("BALLPIT_OCL_LANES", "4", 1) == 0);
+        bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+        ENSURE(setenv("BALLPIT_OCL_LANES", "8", 1) == 0);
+        bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+        unsetenv("BALLPIT_OCL_LANES");
+        ENSURE(a != NULL && b != NULL);
+        ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
+        ENSURE(t_same_bits(a, b));
+        bp_world_destroy(a);
+        bp_world_destroy(b);
+        bp_world_destroy(w);
+    }
+    return 0;
+}
+
 /* One step split in many calls gives the same state as one call: the
  * engine keeps its state on the device between calls, nothing is lost. */
 static int steps_split_same_as_whole(void)
@@ -378,6 +407,7 @@ int main(int argc, char **argv)
     static const bp_test tests[] = {
         BP_TEST(determinism_two_runs),
         BP_TEST(determinism_parallel_grid),
+        BP_TEST(lanes_same_bits),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
