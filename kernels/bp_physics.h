@@ -955,6 +955,32 @@ BP_FN void bp_sweep_box(const bp_step_params *P, float px, float py, float Dx, f
     }
 }
 
+/* The cells of the segment grid that the disc of radius r moving by D can
+ * touch: its swept box, clamped to the grid. */
+BP_FN void bp_swept_cells(const bp_step_params *P, float px, float py, float Dx, float Dy,
+                          float r, bp_window *w)
+{
+    w->x0 = bp_grid_coord(BP_FMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
+    w->x1 = bp_grid_coord(BP_FMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
+    w->y0 = bp_grid_coord(BP_FMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
+    w->y1 = bp_grid_coord(BP_FMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
+}
+
+/* Whether any segment is registered in those cells: the cells of a grid
+ * row are contiguous in the segment list, so a row costs two reads. */
+BP_FN int bp_segments_near(const bp_step_params *P, float px, float py, float Dx, float Dy,
+                           float r, BP_GLOBAL const bp_u32 *seg_start)
+{
+    bp_window w;
+    bp_swept_cells(P, px, py, Dx, Dy, r, &w);
+    for (bp_i32 gy = w.y0; gy <= w.y1; gy++) {
+        bp_u32 row = (bp_u32)(gy * P->sgw);
+        if (seg_start[row + (bp_u32)w.x1 + 1u] != seg_start[row + (bp_u32)w.x0])
+            return 1;
+    }
+    return 0;
+}
+
 /* Earliest contact of the disc moving by D with any segment registered in
  * the segment-grid cells its swept box touches; improves *best only. */
 BP_FN void bp_sweep_segments(const bp_step_params *P, float px, float py, float Dx, float Dy,
@@ -963,12 +989,10 @@ BP_FN void bp_sweep_segments(const bp_step_params *P, float px, float py, float 
                              BP_GLOBAL const bp_u32 *seg_start, BP_GLOBAL const bp_u32 *seg_list,
                              float *best, float *nx, float *ny)
 {
-    bp_i32 x0 = bp_grid_coord(BP_FMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
-    bp_i32 x1 = bp_grid_coord(BP_FMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
-    bp_i32 y0 = bp_grid_coord(BP_FMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
-    bp_i32 y1 = bp_grid_coord(BP_FMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
-    for (bp_i32 gy = y0; gy <= y1; gy++) {
-        for (bp_i32 gx = x0; gx <= x1; gx++) {
+    bp_window w;
+    bp_swept_cells(P, px, py, Dx, Dy, r, &w);
+    for (bp_i32 gy = w.y0; gy <= w.y1; gy++) {
+        for (bp_i32 gx = w.x0; gx <= w.x1; gx++) {
             bp_u32 c = (bp_u32)(gy * P->sgw + gx);
             for (bp_u32 k = seg_start[c]; k < seg_start[c + 1u]; k++) {
                 bp_u32 s = seg_list[k];
@@ -1002,7 +1026,13 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     float py = BP_FMIN(BP_FMAX(y[i], ri), P->height - ri);
     float ux = nvx[i], uy = nvy[i];
     float vx0 = vx[i], vy0 = vy[i]; /* before this sub-step's ball contacts */
-    if (P->nlines > 0u) { /* first leave any segment the ball overlaps */
+    float qx = cpx[i], qy = cpy[i]; /* displacement still to make */
+    float Dx = qx + ux * P->h, Dy = qy + uy * P->h;
+    /* Most balls are far from every line: then neither the pushout nor
+     * the first sweep below has a segment to look at, and both are
+     * skipped (the swept box holds the pushout's box). */
+    int lines = P->nlines > 0u && bp_segments_near(P, px, py, Dx, Dy, ri, seg_start);
+    if (lines) { /* first leave any segment the ball overlaps */
         bp_i32 x0 = bp_grid_coord(px - ri, P->inv_scell, P->sgw);
         bp_i32 x1 = bp_grid_coord(px + ri, P->inv_scell, P->sgw);
         bp_i32 y0 = bp_grid_coord(py - ri, P->inv_scell, P->sgh);
@@ -1018,13 +1048,11 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
         px = BP_FMIN(BP_FMAX(px, ri), P->width - ri);
         py = BP_FMIN(BP_FMAX(py, ri), P->height - ri);
     }
-    float qx = cpx[i], qy = cpy[i]; /* displacement still to make */
-    float Dx = qx + ux * P->h, Dy = qy + uy * P->h;
     float left = 1.0f;
     for (int bounce = 0; bounce < BP_MAX_BOUNCES; bounce++) {
         float t = BP_NO_HIT, nx = 0.0f, ny = 0.0f;
         bp_sweep_box(P, px, py, Dx, Dy, ri, &t, &nx, &ny);
-        if (P->nlines > 0u)
+        if (lines || (bounce > 0 && P->nlines > 0u)) /* a bounce turns the sweep */
             bp_sweep_segments(P, px, py, Dx, Dy, ri, lx1, ly1, lx2, ly2, seg_start, seg_list, &t,
                               &nx, &ny);
         if (t > 1.0f) {
