@@ -230,38 +230,36 @@ __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uin
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's
- * serial counting sort (count, prefix, scatter in ball order, so ties are
- * in ball-index order without any sorting) and the largest speed^2.
+ * serial counting sort (bp_grid_build: ties in ball-index order without
+ * any sorting) and the largest speed^2.
  * On PoCL the parallel path above costs more than this: its atomics drain
  * the store buffer, and its per-cell kernels keep per-work-item state
  * across barriers in memory. On a GPU one work-item would be far too slow,
  * so engine_ocl.c picks by device type (BALLPIT_OCL_GRID overrides). */
 __kernel void bp_k_grid_serial(const uint n, const uint ncells, __global const uint *cell,
-                               __global uint *cell_count, __global uint *cell_start,
-                               __global uint *sorted, __global const float *v2,
-                               __global float *v2max)
+                               __global uint *cell_start, __global uint *sorted,
+                               __global const float *v2, __global float *v2max)
 {
     if (get_global_id(0) != 0)
         return;
-    for (uint c = 0; c < ncells; c++)
-        cell_count[c] = 0u;
-    float m = 0.0f;
-    for (uint i = 0; i < n; i++) {
-        cell_count[cell[i]]++;
-        m = fmax(m, v2[i]);
+    bp_grid_build(n, ncells, cell, cell_start, sorted);
+    /* The largest speed^2 in four running maxima, each a compare and a
+     * pick: one fmax after another (which also sorts out NaN, never
+     * present here: bp_cap_speed zeroes it) would wait on each in turn. */
+    float m0 = 0.0f, m1 = 0.0f, m2 = 0.0f, m3 = 0.0f;
+    uint i = 0u;
+    for (; i + 4u <= n; i += 4u) {
+        float a = v2[i], b = v2[i + 1u], c = v2[i + 2u], d = v2[i + 3u];
+        m0 = a > m0 ? a : m0;
+        m1 = b > m1 ? b : m1;
+        m2 = c > m2 ? c : m2;
+        m3 = d > m3 ? d : m3;
     }
-    /* exclusive prefix; the counts become the cursors of the scatter */
-    uint run = 0u;
-    for (uint c = 0; c < ncells; c++) {
-        uint k = cell_count[c];
-        cell_start[c] = run;
-        cell_count[c] = run;
-        run += k;
-    }
-    cell_start[ncells] = run;
-    for (uint i = 0; i < n; i++)
-        sorted[cell_count[cell[i]]++] = i;
-    v2max[0] = m;
+    for (; i < n; i++)
+        m0 = v2[i] > m0 ? v2[i] : m0;
+    m0 = m1 > m0 ? m1 : m0;
+    m2 = m3 > m2 ? m3 : m2;
+    v2max[0] = m2 > m0 ? m2 : m0;
 }
 
 /* The fastest ball's speed in this sub-step, as the CPU engine computes

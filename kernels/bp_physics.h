@@ -9,7 +9,7 @@
  * only ball i's own outputs, so any number of threads or work-items give the
  * same bits:
  *   1. bp_integrate      gravity, speed cap; cell index; (max speed reduced)
- *   2. grid build        counting sort by cell, ties in ball-index order
+ *   2. bp_grid_build     counting sort by cell, ties in ball-index order
  *   3. bp_contacts       one walk over the neighbours: earliest ball-ball
  *                        impact of ball i (or -1), the sum of its resting
  *                        contacts and overlap corrections but that partner's,
@@ -272,6 +272,32 @@ BP_FN float bp_integrate(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *vx,
     vx[i] = ux;
     vy[i] = uy;
     return ux * ux + uy * uy;
+}
+
+/* ---- Pass 2: the grid ----------------------------------------------------- */
+
+/* Counting sort of the balls by cell, serially: sorted[] lists the ball
+ * indices cell by cell, ascending within a cell (so the order is the same
+ * on every engine and thread count), and start[c] is where cell c begins,
+ * start[ncells] = n. Four passes and no cursor array: count into start[],
+ * prefix it in place to where each cell ends, then put the balls in from
+ * the last one down, each taking the slot just before its cell's end,
+ * which leaves start[c] at the cell's beginning. */
+BP_FN void bp_grid_build(bp_u32 n, bp_u32 ncells, BP_GLOBAL const bp_u32 *cell,
+                         BP_GLOBAL bp_u32 *start, BP_GLOBAL bp_u32 *sorted)
+{
+    for (bp_u32 c = 0u; c < ncells; c++)
+        start[c] = 0u;
+    for (bp_u32 i = 0u; i < n; i++)
+        start[cell[i]]++;
+    bp_u32 run = 0u;
+    for (bp_u32 c = 0u; c < ncells; c++) {
+        run += start[c];
+        start[c] = run;
+    }
+    for (bp_u32 i = n; i-- > 0u;)
+        sorted[--start[cell[i]]] = i;
+    start[ncells] = n;
 }
 
 /* ---- Ball-ball contacts -------------------------------------------------- */

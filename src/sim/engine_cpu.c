@@ -71,24 +71,6 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     return 0;
 }
 
-/* Counting sort of the balls by cell: sorted[] lists ball indices cell by
- * cell, ascending within a cell; cell_start[c] is where cell c begins. */
-static void grid_build(cpu_engine *c, uint32_t n, uint32_t ncells)
-{
-    uint32_t *start = c->cell_start;
-    memset(start, 0, (ncells + 1) * sizeof *start);
-    for (uint32_t i = 0; i < n; i++)
-        start[c->cell[i] + 1]++;
-    for (uint32_t k = 0; k < ncells; k++)
-        start[k + 1] += start[k];
-    /* Scatter with start[cell] as cursors, then restore the offsets. */
-    for (uint32_t i = 0; i < n; i++)
-        c->sorted[start[c->cell[i]]++] = i;
-    for (uint32_t k = ncells; k > 0; k--)
-        start[k] = start[k - 1];
-    start[0] = 0;
-}
-
 static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -114,7 +96,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             c->cell[i] = bp_cell_of(&P, x[i], y[i]);
         }
         double t1 = bp_now();
-        grid_build(c, (uint32_t)n, ncells);
+        bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
         float vmax = sqrtf(v2max);
         double t2 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)

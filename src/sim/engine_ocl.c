@@ -346,7 +346,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         if (reserve(o, b, b == B_SLOT ? par * n : n, b >= B_SPLIT ? 1 : f, err, errlen))
             return -1;
     if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
-        reserve(o, B_COUNT, ncells, u, err, errlen) ||
+        reserve(o, B_COUNT, par * ncells, u, err, errlen) ||
         reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
@@ -359,8 +359,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         reserve(o, B_SEG_LIST, o->sg.nlist, u, err, errlen))
         return -1;
 
-    /* Upload. The counts start at zero; afterwards bp_k_scan_blocks
-     * clears them for the next sub-step. */
+    /* Upload. The parallel grid build's counts start at zero; afterwards
+     * bp_k_scan_blocks clears them for the next sub-step (the serial one
+     * counts in cell_start and needs no count array). */
     uint32_t *zeros = calloc(ncells ? ncells : 1, u);
     if (!zeros)
         return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
@@ -370,7 +371,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_VY, n * f, w->vy, err, errlen) ||
               write_buf(o, B_R, n * f, w->r, err, errlen) ||
               write_buf(o, B_M, n * f, w->m, err, errlen) ||
-              write_buf(o, B_COUNT, ncells * u, zeros, err, errlen) ||
+              write_buf(o, B_COUNT, par * ncells * u, zeros, err, errlen) ||
               write_buf(o, B_SPLIT, n, w->contacts, err, errlen) ||
               write_buf(o, B_LX1, w->nlines * f, w->lx1, err, errlen) ||
               write_buf(o, B_LY1, w->nlines * f, w->ly1, err, errlen) ||
@@ -472,11 +473,10 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_mem(o, K_GRID_SERIAL, 2, B_CELL, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 3, B_COUNT, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 4, B_START, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 5, B_SORTED, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 6, B_V2, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 7, B_V2MAX, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 3, B_START, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 4, B_SORTED, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 5, B_V2, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 6, B_V2MAX, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
