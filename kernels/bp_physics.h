@@ -215,6 +215,12 @@ BP_FN bp_u32 bp_cell_of(const bp_step_params *P, float x, float y)
                     bp_grid_coord(x, P->inv_cell, P->gw));
 }
 
+/* How far apart two balls whose radii sum to rsum may be and still be
+ * close (bp_pair_close): touching, plus the skin, plus a sub-step at
+ * rest_speed. A macro so that the scalar test and the SIMD lanes of
+ * bp_contact_group (rsum a vector there) compute it the same way. */
+#define BP_CLOSE_DIST(P, rsum) ((rsum) * (1.0f + (P)->skin) + (P)->rest_speed * (P)->h)
+
 /* How far from its centre ball i (radius ri, speed vi) must look for
  * neighbours in this sub-step, vmax being the fastest ball's speed. A
  * neighbour j matters if it is close (bp_pair_close: within
@@ -224,7 +230,7 @@ BP_FN bp_u32 bp_cell_of(const bp_step_params *P, float x, float y)
 BP_FN float bp_reach(const bp_step_params *P, float ri, float vi, float vmax)
 {
     float rsum = ri + P->rmax;
-    float close = rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    float close = BP_CLOSE_DIST(P, rsum);
     float hit = rsum + (vi + vmax) * P->h;
     return 1.01f * BP_FMAX(close, hit);
 }
@@ -357,7 +363,7 @@ BP_FN void bp_pair_normal(bp_u32 i, bp_u32 j, float dx, float dy, float dist, fl
  * resting contact or an overlap correction. */
 BP_FN int bp_pair_close(const bp_step_params *P, float d2, float rsum)
 {
-    float near_ = rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    float near_ = BP_CLOSE_DIST(P, rsum);
     return d2 < near_ * near_;
 }
 
@@ -674,7 +680,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     v.rsum = ri + v.rj;
     v.rvx = vxi - BP_VGATHER(vx, J);
     v.rvy = vyi - BP_VGATHER(vy, J);
-    bp_vf near_d = v.rsum * (1.0f + P->skin) + P->rest_speed * P->h;
+    bp_vf near_d = BP_CLOSE_DIST(P, v.rsum);
     bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(left);
     bp_vi close = (v.d2 < near_d * near_d) & lane;
     /* When the pair meets within the sub-step, or -1; under gravity never

@@ -362,7 +362,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* Upload. The parallel grid build's counts start at zero; afterwards
      * bp_k_scan_blocks clears them for the next sub-step (the serial one
      * counts in cell_start and needs no count array). */
-    uint32_t *zeros = calloc(ncells ? ncells : 1, u);
+    size_t nzero = par * ncells; /* 0 on CPU devices: nothing to clear */
+    uint32_t *zeros = calloc(nzero ? nzero : 1, u);
     if (!zeros)
         return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
@@ -371,7 +372,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_VY, n * f, w->vy, err, errlen) ||
               write_buf(o, B_R, n * f, w->r, err, errlen) ||
               write_buf(o, B_M, n * f, w->m, err, errlen) ||
-              write_buf(o, B_COUNT, par * ncells * u, zeros, err, errlen) ||
+              write_buf(o, B_COUNT, nzero * u, zeros, err, errlen) ||
               write_buf(o, B_SPLIT, n, w->contacts, err, errlen) ||
               write_buf(o, B_LX1, w->nlines * f, w->lx1, err, errlen) ||
               write_buf(o, B_LY1, w->nlines * f, w->ly1, err, errlen) ||
