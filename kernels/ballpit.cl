@@ -208,7 +208,8 @@ __kernel void bp_k_scatter(const uint n, __global const uint *cell, __global con
  * put in ascending ball order (insertion sort: runs are a few balls long). */
 __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uint *cell_local,
                              __global const uint *block_prefix, __global uint *cell_start,
-                             __global uint *sorted)
+                             __global uint *sorted, __global const float *x,
+                             __global const float *y, __global float *spos)
 {
     uint c = get_global_id(0);
     if (c >= ncells)
@@ -227,6 +228,8 @@ __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uin
         }
         sorted[j] = v;
     }
+    for (uint k = b; k < e; k++)
+        bp_grid_position(k, sorted, x, y, spos);
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's
@@ -237,12 +240,16 @@ __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uin
  * across barriers in memory. On a GPU one work-item would be far too slow,
  * so engine_ocl.c picks by device type (BALLPIT_OCL_GRID overrides). */
 __kernel void bp_k_grid_serial(const uint n, const uint ncells, __global const uint *cell,
+                               __global const float *x, __global const float *y,
                                __global uint *cell_start, __global uint *sorted,
-                               __global const float *v2, __global float *v2max)
+                               __global float *spos, __global const float *v2,
+                               __global float *v2max)
 {
     if (get_global_id(0) != 0)
         return;
     bp_grid_build(n, ncells, cell, cell_start, sorted);
+    for (uint k = 0u; k < n; k++)
+        bp_grid_position(k, sorted, x, y, spos);
     /* The largest speed^2 in four running maxima, each a compare and a
      * pick: one fmax after another (which also sorts out NaN, never
      * present here: bp_cap_speed zeroes it) would wait on each in turn. */
@@ -275,14 +282,15 @@ __kernel void bp_k_contacts(const bp_step_params P, __global const float *v2max,
                             __global const float *vx, __global const float *vy,
                             __global const float *r, __global const float *m,
                             __global const uchar *split, __global const uint *cell_start,
-                            __global const uint *sorted, __global uchar *ncontact,
+                            __global const uint *sorted, __global const float *spos,
+                            __global uchar *ncontact,
                             __global int *best, __global float *nvx, __global float *nvy,
                             __global float *cpx, __global float *cpy)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, split, cell_start, sorted,
+    bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, split, cell_start, sorted, spos,
                 ncontact, best, nvx, nvy, cpx, cpy);
 }
 

@@ -81,6 +81,12 @@ typedef uint8 bp_vu;
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
 #define BP_VLOADU(p) vload8(0, (p))
+#define BP_VLOAD_XY(p, X, Y)           \
+    do {                               \
+        float16 xy_ = vload16(0, (p)); \
+        X = xy_.even;                  \
+        Y = xy_.odd;                   \
+    } while (0)
 #elif BP_LANES == 4
 typedef float4 bp_vf;
 typedef int4 bp_vi;
@@ -90,6 +96,12 @@ typedef uint4 bp_vu;
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
 #define BP_VLOADU(p) vload4(0, (p))
+#define BP_VLOAD_XY(p, X, Y)         \
+    do {                             \
+        float8 xy_ = vload8(0, (p)); \
+        X = xy_.even;                \
+        Y = xy_.odd;                 \
+    } while (0)
 #else
 #error "BP_LANES must be 4 or 8"
 #endif
@@ -132,6 +144,13 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
     return v;
 }
 #define BP_VLOADU(p) bp_vloadu(p)
+/* X = p[0], p[2], p[4], p[6]; Y = p[1], p[3], p[5], p[7] */
+#define BP_VLOAD_XY(p, X, Y)                         \
+    do {                                             \
+        bp_vf lo_ = bp_vload(p), hi_ = bp_vload((p) + 4); \
+        X = (bp_vf){lo_[0], lo_[2], hi_[0], hi_[2]}; \
+        Y = (bp_vf){lo_[1], lo_[3], hi_[1], hi_[3]}; \
+    } while (0)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
@@ -153,8 +172,11 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
 #define BP_NO_HIT 2.0f
 /* At most this many bounces off static geometry per ball per sub-step. */
 #define BP_MAX_BOUNCES 4
-/* Balls of a grid row run that bp_contacts screens at a time. */
+/* bp_contacts works off its list of neighbours when it holds this many. */
 #define BP_CHUNK 32
+/* Slack after the last ball in `sorted` and `spos` (balls, not floats):
+ * bp_contacts reads a whole group of lanes where a row's run ends. */
+#define BP_SCREEN_PAD 8
 /* A sweep closer to parallel than this (approach per sweep, in radii) is
  * no hit: after a bounce the rounding left in the normal part of the
  * velocity would otherwise be taken for a new contact at t = 0, again and
@@ -304,6 +326,16 @@ BP_FN void bp_grid_build(bp_u32 n, bp_u32 ncells, BP_GLOBAL const bp_u32 *cell,
     for (bp_u32 i = n; i-- > 0u;)
         sorted[--start[cell[i]]] = i;
     start[ncells] = n;
+}
+
+/* The position of the ball in slot k of the grid's order, where bp_contacts
+ * screens it (spos[2k], spos[2k + 1]: one stream, no index to follow). */
+BP_FN void bp_grid_position(bp_u32 k, BP_GLOBAL const bp_u32 *sorted, BP_GLOBAL const float *x,
+                            BP_GLOBAL const float *y, BP_GLOBAL float *spos)
+{
+    bp_u32 j = sorted[k];
+    spos[2u * k] = x[j];
+    spos[2u * k + 1u] = y[j];
 }
 
 /* ---- Ball-ball contacts -------------------------------------------------- */
@@ -663,8 +695,15 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
 {
     float xi = si.x, yi = si.y, ri = si.r;
     bp_u32 J[BP_LANES];
-    for (bp_u32 k = 0; k < BP_LANES; k++)
-        J[k] = k < left ? near_[k] : near_[0];
+    /* A full group is a plain copy; written as one select per lane, LLVM
+     * (PoCL) made it a masked vector gather, slow on recent Intel cores. */
+    if (left >= BP_LANES) {
+        for (bp_u32 k = 0; k < BP_LANES; k++)
+            J[k] = near_[k];
+    } else {
+        for (bp_u32 k = 0; k < BP_LANES; k++)
+            J[k] = near_[k < left ? k : 0u];
+    }
     bp_push acc = *acc_, held = *held_;
     bp_i32 b = *b_;
     float best_t = *best_t_;
@@ -683,14 +722,27 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     bp_vf near_d = BP_CLOSE_DIST(P, v.rsum);
     bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(left);
     bp_vi close = (v.d2 < near_d * near_d) & lane;
-    /* When the pair meets within the sub-step, or -1; under gravity never
-     * for balls that already touch: those are soft contacts, not impacts
-     * (and no square root is spent on them). */
-    bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h);
-    if (P->rest_speed > 0.0f)
-        t = BP_VSEL(v.d2 < v.rsum * v.rsum, BP_VSPLAT(-1.0f), t);
     bp_vf zero = BP_VSPLAT(0.0f);
     bp_vf dr = v.dx * v.rvx + v.dy * v.rvy;
+    /* When the pair meets within the sub-step, or -1; under gravity never
+     * for balls that already touch: those are soft contacts, not impacts.
+     * Lanes that bp_vpair_toi would send to -1 before its square root
+     * (separating, or the gap too wide for this sub-step: the same float
+     * expressions as there), or that touch under gravity, are known
+     * without it; most groups have no other lane, and a group with no
+     * close lane either adds nothing at all. */
+    bp_vf gap2 = v.d2 - v.rsum * v.rsum;
+    bp_vi no_hit = (dr <= zero) | ((gap2 > 2.0f * dr * P->h) & ~(gap2 <= zero));
+    if (P->rest_speed > 0.0f)
+        no_hit = no_hit | (v.d2 < v.rsum * v.rsum);
+    bp_vf t = BP_VSPLAT(-1.0f);
+    if (BP_VANY(~no_hit & lane)) {
+        t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h);
+        if (P->rest_speed > 0.0f)
+            t = BP_VSEL(v.d2 < v.rsum * v.rsum, BP_VSPLAT(-1.0f), t);
+    } else if (!BP_VANY(close)) {
+        return;
+    }
     /* May be ball i's impact partner: they meet within the sub-step,
      * approaching faster than the resting threshold (dr/|d| > rest_speed,
      * without a square root). */
@@ -743,6 +795,15 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     *count_ = count;
 }
 
+/* Appends lane l of the screening to bp_contacts' list if it is in reach
+ * (written out per lane: PoCL's LLVM left the loop rolled, a chain of
+ * stores and reloads). */
+#define BP_PUSH_NEAR(l)                     \
+    do {                                    \
+        near_[nn] = lj[l];                  \
+        nn += (bp_u32)lin[l] & 1u;          \
+    } while (0)
+
 /* Pass 3, the one walk over ball i's neighbours:
  *  - its impact partner: the ball j it hits first in this sub-step,
  *    approaching faster than rest_speed, ties to the lower index, or -1.
@@ -759,7 +820,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                        BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
                        BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
                        BP_GLOBAL const bp_u32 *cell_start, BP_GLOBAL const bp_u32 *sorted,
-                       BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL bp_i32 *best,
+                       BP_GLOBAL const float *spos, BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL bp_i32 *best,
                        BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy, BP_GLOBAL float *spx,
                        BP_GLOBAL float *spy)
 {
@@ -772,34 +833,51 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
     bp_push acc = {0.0f, 0.0f, 0.0f, 0.0f}, held = {0.0f, 0.0f, 0.0f, 0.0f};
     bp_i32 b = -1;
     float best_t = 3.0e38f;
-    bp_u32 near_[2u * BP_CHUNK];
+    bp_u32 near_[BP_CHUNK + BP_LANES];
     bp_u32 nn = 0;
     for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
         bp_u32 k0 = cell_start[row + (bp_u32)win.x0], k1 = cell_start[row + (bp_u32)win.x1 + 1u];
-        /* Cells of a row are contiguous in `sorted`: one run per row. It
-         * is taken in chunks: first the balls within reach are picked out
-         * without a branch (most of the run is not), then only those are
-         * looked at. */
-        for (bp_u32 c0 = k0; c0 < k1; c0 += BP_CHUNK) {
-            bp_u32 c1 = k1 - c0 < BP_CHUNK ? k1 : c0 + BP_CHUNK;
-            for (bp_u32 k = c0; k < c1; k++) {
-                bp_u32 j = sorted[k];
-                float dx = x[j] - xi, dy = y[j] - yi;
-                near_[nn] = j;
-                nn += (dx * dx + dy * dy <= reach2) & (j != i);
-            }
+        /* Cells of a row are contiguous in `sorted`, and their positions
+         * in `spos`: one run per row. It is screened BP_LANES balls at a
+         * time in SIMD lanes (a row of the rain is 2-3 balls, so one step
+         * and no mispredicted loop exit), lanes past the run masked off
+         * (the arrays have BP_SCREEN_PAD slots of slack); the balls
+         * within reach go to near_ in run order, without a branch. */
+        for (bp_u32 k = k0; k < k1; k += BP_LANES) {
+            bp_vf px, py;
+            BP_VLOAD_XY(spos + 2u * k, px, py);
+            bp_vu jv = BP_VLOADU(sorted + k);
+            bp_vf dx = px - xi, dy = py - yi;
+            bp_vi in = (dx * dx + dy * dy <= reach2) & (BP_VUSPLAT(k) + BP_LANE_IDS <
+                                                         BP_VUSPLAT(k1)) &
+                       (jv != BP_VUSPLAT(i));
+            bp_u32 lj[BP_LANES];
+            bp_i32 lin[BP_LANES];
+            BP_VSTORE(jv, lj);
+            BP_VSTORE(in, lin);
+            BP_PUSH_NEAR(0);
+            BP_PUSH_NEAR(1);
+            BP_PUSH_NEAR(2);
+            BP_PUSH_NEAR(3);
+#if BP_LANES == 8
+            BP_PUSH_NEAR(4);
+            BP_PUSH_NEAR(5);
+            BP_PUSH_NEAR(6);
+            BP_PUSH_NEAR(7);
+#endif
             /* ...and then BP_LANES at a time (bp_contact_group), across
              * rows, so that the lanes are mostly full: the list is worked
              * off when it holds a chunk's worth (it had less than that
-             * before this chunk, so it never holds more than two). */
+             * before this step, so it never holds more than BP_LANES
+             * more). */
             if (nn >= BP_CHUNK) {
                 bp_u32 q = 0;
                 for (; q + BP_LANES <= nn; q += BP_LANES)
                     bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q,
                                      BP_LANES, &acc, &held, &b, &best_t, &count);
-                for (bp_u32 k = q; k < nn; k++)
-                    near_[k - q] = near_[k];
+                for (bp_u32 k2 = q; k2 < nn; k2++)
+                    near_[k2 - q] = near_[k2];
                 nn -= q;
             }
         }

@@ -20,7 +20,8 @@ typedef struct cpu_engine {
     uint32_t cap;           /* ball slots of the scratch arrays */
     float *nvx, *nvy, *cpx, *cpy;
     uint32_t *cell, *sorted;
-    int32_t *best;
+    float *spos;            /* x, y of sorted[k] at 2k, 2k + 1 (the grid's order) */
+    int32_t *best;          /* shares cell's block: cell is dead once the grid is built */
     uint8_t *ncontact;      /* this sub-step's contact counts (last one's: w->contacts) */
     uint32_t *cell_start;   /* ncells + 1 */
     uint32_t cell_cap;
@@ -40,14 +41,17 @@ static int grow(void **p, size_t bytes)
 
 static int cpu_reserve(cpu_engine *c, uint32_t n)
 {
-    if (n <= c->cap)
+    if (n <= c->cap && c->sorted) /* allocated even for no balls: attach clears the slack */
         return 0;
     size_t cap = n < 1024 ? 1024 : (size_t)n + n / 4, f = sizeof(float);
     if (grow((void **)&c->nvx, cap * f) || grow((void **)&c->nvy, cap * f) ||
         grow((void **)&c->cpx, cap * f) || grow((void **)&c->cpy, cap * f) ||
-        grow((void **)&c->cell, cap * 4) || grow((void **)&c->sorted, cap * 4) ||
-        grow((void **)&c->best, cap * 4) || grow((void **)&c->ncontact, cap))
+        grow((void **)&c->cell, cap * 4) ||
+        grow((void **)&c->sorted, (cap + BP_SCREEN_PAD) * 4) ||
+        grow((void **)&c->spos, (cap + BP_SCREEN_PAD) * 2 * f) ||
+        grow((void **)&c->ncontact, cap))
         return -1;
+    c->best = (int32_t *)c->cell;
     c->cap = (uint32_t)cap;
     return 0;
 }
@@ -60,6 +64,10 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     if (bp_seggrid_build(&c->sg, w))
         return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
     bp_step_setup(w, &c->sg, &c->P);
+    /* What the screening reads past the last ball is masked off, but is
+     * defined (valgrind, and no NaN in a lane). */
+    memset(c->sorted + w->count, 0, BP_SCREEN_PAD * sizeof *c->sorted);
+    memset(c->spos + 2 * (size_t)w->count, 0, 2 * BP_SCREEN_PAD * sizeof *c->spos);
     uint32_t ncells = (uint32_t)(c->P.gw * c->P.gh);
     if (ncells + 1 > c->cell_cap) {
         uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
@@ -97,12 +105,15 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         }
         double t1 = bp_now();
         bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
+#pragma omp parallel for schedule(static) num_threads(nt)
+        for (int k = 0; k < n; k++)
+            bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
         float vmax = sqrtf(v2max);
         double t2 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
         for (int i = 0; i < n; i++)
             bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, w->contacts, c->cell_start,
-                        c->sorted, c->ncontact, c->best, c->nvx, c->nvy, c->cpx, c->cpy);
+                        c->sorted, c->spos, c->ncontact, c->best, c->nvx, c->nvy, c->cpx, c->cpy);
 #pragma omp parallel for schedule(static) num_threads(nt)
         for (int i = 0; i < n; i++)
             bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy,
@@ -136,7 +147,7 @@ static void cpu_destroy(bp_engine *e)
 {
     cpu_engine *c = (cpu_engine *)e;
     free(c->nvx); free(c->nvy); free(c->cpx); free(c->cpy);
-    free(c->cell); free(c->sorted); free(c->best); free(c->cell_start);
+    free(c->cell); free(c->sorted); free(c->spos); free(c->cell_start);
     free(c->ncontact);
     bp_seggrid_free(&c->sg);
     free(c);

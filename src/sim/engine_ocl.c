@@ -52,7 +52,7 @@ static const char *const k_names[K_COUNT] = {
 enum {
     /* per ball */
     B_X, B_Y, B_VX, B_VY, B_R, B_M, B_NVX, B_NVY, B_CPX, B_CPY, B_CELL, B_SLOT, B_SORTED,
-    B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY, B_SPLIT, B_NCONTACT,
+    B_SPOS, B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY, B_SPLIT, B_NCONTACT,
     /* per cell, per cell + 1, per scan block (two) */
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
     /* lines, segment grid cells + 1, segment grid list */
@@ -343,7 +343,11 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * when the serial build is used (docs/opencl.md, "Memory"). */
     size_t par = o->grid_serial ? 0 : 1;
     for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
-        if (reserve(o, b, b == B_SLOT ? par * n : n, b >= B_SPLIT ? 1 : f, err, errlen))
+        if (reserve(o, b,
+                    b == B_SLOT                      ? par * n
+                    : b == B_SORTED || b == B_SPOS ? (size_t)n + BP_SCREEN_PAD
+                                                     : n,
+                    b >= B_SPLIT ? 1 : b == B_SPOS ? 2 * f : f, err, errlen))
             return -1;
     if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
         reserve(o, B_COUNT, par * ncells, u, err, errlen) ||
@@ -442,11 +446,14 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_CELL_SORT, 3, B_BLOCK, err, errlen);
     a |= set_mem(o, K_CELL_SORT, 4, B_START, err, errlen);
     a |= set_mem(o, K_CELL_SORT, 5, B_SORTED, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 6, B_X, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 7, B_Y, err, errlen);
+    a |= set_mem(o, K_CELL_SORT, 8, B_SPOS, err, errlen);
 
     static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
                                        B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
-                                       B_NCONTACT, B_BEST, B_NVX,      B_NVY,  B_CPX,
-                                       B_CPY};
+                                       B_SPOS,   B_NCONTACT, B_BEST,   B_NVX,  B_NVY,
+                                       B_CPX,    B_CPY};
     a |= set_arg(o, K_CONTACTS, 0, ps, &P, err, errlen);
     for (cl_uint i = 0; i < sizeof contacts_bufs / sizeof *contacts_bufs; i++)
         a |= set_mem(o, K_CONTACTS, i + 1, contacts_bufs[i], err, errlen);
@@ -474,10 +481,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_mem(o, K_GRID_SERIAL, 2, B_CELL, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 3, B_START, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 4, B_SORTED, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 5, B_V2, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 6, B_V2MAX, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 3, B_X, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 4, B_Y, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 5, B_START, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 6, B_SORTED, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 7, B_SPOS, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 8, B_V2, err, errlen);
+    a |= set_mem(o, K_GRID_SERIAL, 9, B_V2MAX, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
