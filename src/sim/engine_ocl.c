@@ -245,15 +245,14 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
         sscanf(cver, "OpenCL C %d.%d", &major, &minor) != 2)
         major = 1, minor = 2;
     int cl12 = major > 1 || (major == 1 && minor >= 2);
-    /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES): 8
-     * where the device prefers vectors of 8 floats or more (AVX and wider
-     * CPUs under PoCL), else 4; the same bits either way.
-     * BALLPIT_OCL_LANES=4|8 overrides (tests, tuning). */
-    cl_uint pref = 4;
-    if (clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
-                        NULL) != CL_SUCCESS)
-        pref = 4;
-    int lanes = pref >= 8 ? 8 : 4;
+    /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES): 4
+     * on every device, the same bits as 8. Eight paid on PoCL's AVX-512
+     * while the screening of the grid rows was scalar; since it runs in
+     * the lanes too, a row of the rain (2-3 balls) fills 8 lanes even
+     * less than 4, and 4 is faster on the rain and level on the pile
+     * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8 overrides (tests,
+     * tuning). */
+    int lanes = 4;
     const char *lenv = getenv("BALLPIT_OCL_LANES");
     if (lenv && *lenv) {
         if (strcmp(lenv, "4") != 0 && strcmp(lenv, "8") != 0)
