@@ -11,6 +11,7 @@
 #define BP_TEST_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,23 @@
             return 1;                                                         \
         }                                                                     \
     } while (0)
+
+/* A float in [lo, hi) from a xorshift32 state: the same cases on every
+ * run and machine. */
+static inline float bp_test_frand(uint32_t *state, float lo, float hi)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    return lo + (hi - lo) * (float)(*state >> 8) / 16777216.0f;
+}
+
+/* a and b are the same float to the bit (so -0 is not 0, and NaN can be
+ * equal to itself). */
+static inline int bp_test_same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
 
 typedef struct bp_test {
     const char *name;
