@@ -59,9 +59,9 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
 /* Several pairs at a time: bp_contacts works out the pairs of a ball
- * BP_LANES neighbours at once in SIMD lanes (floatN in OpenCL C, where the
- * engine picks 4 or 8 by the device's preferred vector width; a GCC/clang
- * 4-float vector in C). Each lane does exactly the float operations the
+ * BP_LANES neighbours at once in SIMD lanes (float4 in OpenCL C, float8
+ * when the engine is asked for 8 lanes; a GCC/clang 4-float vector in
+ * C). Each lane does exactly the float operations the
  * scalar functions do, in the same order (IEEE +, -, *, / and sqrt give
  * the same bits in a lane as alone), and the lanes are summed one by one
  * in neighbour order, so the result is the scalar code's to the bit, for
@@ -695,15 +695,8 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
 {
     float xi = si.x, yi = si.y, ri = si.r;
     bp_u32 J[BP_LANES];
-    /* A full group is a plain copy; written as one select per lane, LLVM
-     * (PoCL) made it a masked vector gather, slow on recent Intel cores. */
-    if (left >= BP_LANES) {
-        for (bp_u32 k = 0; k < BP_LANES; k++)
-            J[k] = near_[k];
-    } else {
-        for (bp_u32 k = 0; k < BP_LANES; k++)
-            J[k] = near_[k < left ? k : 0u];
-    }
+    for (bp_u32 k = 0; k < BP_LANES; k++)
+        J[k] = near_[k < left ? k : 0u];
     bp_push acc = *acc_, held = *held_;
     bp_i32 b = *b_;
     float best_t = *best_t_;
@@ -732,14 +725,11 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
      * without it; most groups have no other lane, and a group with no
      * close lane either adds nothing at all. */
     bp_vf gap2 = v.d2 - v.rsum * v.rsum;
-    bp_vi no_hit = (dr <= zero) | ((gap2 > 2.0f * dr * P->h) & ~(gap2 <= zero));
-    if (P->rest_speed > 0.0f)
-        no_hit = no_hit | (v.d2 < v.rsum * v.rsum);
+    bp_vi touch = P->rest_speed > 0.0f ? v.d2 < v.rsum * v.rsum : BP_VI0;
+    bp_vi no_hit = (dr <= zero) | ((gap2 > 2.0f * dr * P->h) & ~(gap2 <= zero)) | touch;
     bp_vf t = BP_VSPLAT(-1.0f);
     if (BP_VANY(~no_hit & lane)) {
-        t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h);
-        if (P->rest_speed > 0.0f)
-            t = BP_VSEL(v.d2 < v.rsum * v.rsum, BP_VSPLAT(-1.0f), t);
+        t = BP_VSEL(touch, t, bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h));
     } else if (!BP_VANY(close)) {
         return;
     }

@@ -341,13 +341,15 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* The parallel grid build's own buffers are one-element stand-ins
      * when the serial build is used (docs/opencl.md, "Memory"). */
     size_t par = o->grid_serial ? 0 : 1;
-    for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++)
-        if (reserve(o, b,
-                    b == B_SLOT                      ? par * n
-                    : b == B_SORTED || b == B_SPOS ? (size_t)n + BP_SCREEN_PAD
-                                                     : n,
-                    b >= B_SPLIT ? 1 : b == B_SPOS ? 2 * f : f, err, errlen))
+    for (int b = B_FIRST_BALL; b <= B_LAST_BALL; b++) {
+        size_t count = b == B_SLOT ? par * n : n, size = b >= B_SPLIT ? 1 : f;
+        if (b == B_SORTED || b == B_SPOS) /* bp_contacts reads past a run's end */
+            count += BP_SCREEN_PAD;
+        if (b == B_SPOS) /* x and y */
+            size = 2 * f;
+        if (reserve(o, b, count, size, err, errlen))
             return -1;
+    }
     if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
         reserve(o, B_COUNT, par * ncells, u, err, errlen) ||
         reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||

@@ -70,9 +70,8 @@ static int determinism_parallel_grid(void)
     return rc;
 }
 
-/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; the
- * engine picks by the device's preferred vector width) gives the same
- * bits: every lane does the scalar operations and the lanes are summed in
+/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
+ * asked) gives the same bits: every lane does the scalar operations and the lanes are summed in
  * neighbour order. Rain and a pile: impacts, deep overlaps and springs. */
 static int lanes_same_bits(void)
 {
