@@ -12,12 +12,12 @@
  */
 #include "cli.h"
 #include "cli_internal.h"
+#include "bp_util.h"
 #include "scene_io.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Timed frames of a row when --bench-frames is not given: 1 s simulated. */
@@ -25,13 +25,6 @@
 #define BENCH_WARMUP_FRAMES 3
 /* Pile row size (the dense case). */
 #define BENCH_PILE_N 50000u
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- Benchmark worlds ------------------------------------------------ */
 
@@ -182,10 +175,10 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     bp_phase_times sum = { 0 }, t;
     double wall = 0.0;
     for (long f = 0; f < m; f++) {
-        double a = now_s();
+        double a = bp_now();
         if (bp_engine_step(e, w, sub, err, errlen) != 0)
             goto out;
-        wall += now_s() - a;
+        wall += bp_now() - a;
         bp_engine_phase_times(e, &t);
         sum.integrate += t.integrate;
         sum.grid += t.grid;
@@ -193,10 +186,10 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
         sum.static_contacts += t.static_contacts;
         sum.readback += t.readback;
     }
-    double r0 = now_s();
+    double r0 = bp_now();
     if (bp_engine_read(e, w, err, errlen) != 0)
         goto out;
-    row->read_ms = (now_s() - r0) * 1000.0;
+    row->read_ms = (bp_now() - r0) * 1000.0;
 
     bp_stats st;
     bp_world_measure(w, &st);

@@ -9,18 +9,11 @@
  */
 #include "cli.h"
 #include "cli_internal.h"
+#include "bp_util.h"
 #include "scene_io.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int write_csv(FILE *f, void *ctx)
 {
@@ -103,7 +96,7 @@ int bp_headless_run(const bp_cli *cli)
     /* One frame per call, as the sandbox does: a failure is reported with
      * the frame it happened in. */
     uint32_t sub = (uint32_t)w->params.substeps;
-    double t0 = now_s();
+    double t0 = bp_now();
     for (long f = 0; f < cli->frames; f++) {
         if (bp_engine_step(e, w, sub, err, sizeof err) != 0) {
             fprintf(stderr, "ballpit: %s engine failed in frame %ld: %s\n", kname, f + 1,
@@ -112,7 +105,7 @@ int bp_headless_run(const bp_cli *cli)
             goto done;
         }
     }
-    double wall = now_s() - t0;
+    double wall = bp_now() - t0;
     if (bp_engine_read(e, w, err, sizeof err) != 0) {
         fprintf(stderr, "ballpit: %s engine: cannot read the state back: %s\n", kname,
                 err);

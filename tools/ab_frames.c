@@ -19,21 +19,14 @@
  * with --expect-same it exits with status 1 when they do not.
  */
 #include "ballpit.h"
+#include "bp_util.h"
 #include "cli_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define WARMUP_FRAMES 3
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Sets (set = 1) or unsets the VAR=VALUE list of a spec. */
 static int apply_env(const char *list, int set)
@@ -161,10 +154,10 @@ int main(int argc, char **argv)
         double t[2];
         for (int k = 0; k < 2; k++) {
             int i = (f & 1) ? 1 - k : k;
-            double t0 = now_s();
+            double t0 = bp_now();
             if (bp_engine_step(e[i], w[i], sub, err, sizeof err) != 0)
                 goto fail;
-            t[i] = now_s() - t0;
+            t[i] = bp_now() - t0;
             total[i] += t[i];
         }
         ratio[f] = t[1] / t[0];

@@ -1,6 +1,6 @@
 /* files.c - folders, screenshot names, atomic small writes (see files.h). */
 #include "files.h"
-#include "bp_fail.h"
+#include "bp_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* png.c - PNG writer with stored deflate blocks (see png.h). */
 #include "png.h"
-#include "bp_fail.h"
+#include "bp_util.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
 #define BP_ENGINE_IMPL_H
 
 #include "ballpit.h"
-#include "bp_fail.h"
+#include "bp_util.h"
 
 typedef struct bp_engine_ops {
     const char *name; /* "cpu" / "opencl" */
@@ -30,8 +30,5 @@ struct bp_engine {
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
 /* Defined in engine_ocl.c (or ocl_stub.c when built without OpenCL). */
 bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);
-
-/* Seconds from a monotonic clock. */
-double bp_now(void);
 
 #endif

@@ -1,7 +1,7 @@
-/* bp_fail.h - the one-line error helper of the engine and the sandbox
- * (defined in util.c). */
-#ifndef BP_FAIL_H
-#define BP_FAIL_H
+/* bp_util.h - the small helpers of util.c that the engine, the command line
+ * and the sandbox share. */
+#ifndef BP_UTIL_H
+#define BP_UTIL_H
 
 #include <stddef.h>
 
@@ -11,5 +11,8 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Seconds from a monotonic clock. */
+double bp_now(void);
 
 #endif
