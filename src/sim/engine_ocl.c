@@ -109,6 +109,18 @@ static int set_mem(ocl_engine *o, int k, cl_uint idx, int buf, char *err, size_t
     return set_arg(o, k, idx, sizeof(cl_mem), &o->b[buf], err, errlen);
 }
 
+/* Buffers bufs[0 .. nbufs-1] as arguments first, first + 1, ... of kernel k. */
+static int set_mems(ocl_engine *o, int k, cl_uint first, const int *bufs, size_t nbufs,
+                    char *err, size_t errlen)
+{
+    int a = 0;
+    for (size_t i = 0; i < nbufs; i++)
+        a |= set_mem(o, k, first + (cl_uint)i, bufs[i], err, errlen);
+    return a;
+}
+#define SET_MEMS(o, k, first, bufs, err, errlen) \
+    set_mems(o, k, first, bufs, sizeof bufs / sizeof *bufs, err, errlen)
+
 /* (Re)allocates buffer `which` for at least `count` elements of `size`
  * bytes. Grows with 25% slack so a sandbox pouring balls does not
  * reallocate every frame. The old contents are not kept. */
@@ -443,33 +455,26 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
     a |= set_arg(o, K_CELL_SORT, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_CELL_SORT, 1, sizeof cu_n, &cu_n, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 2, B_LOCAL, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 3, B_BLOCK, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 4, B_START, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 5, B_SORTED, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 6, B_X, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 7, B_Y, err, errlen);
-    a |= set_mem(o, K_CELL_SORT, 8, B_SPOS, err, errlen);
+    static const int cell_sort_bufs[] = {B_LOCAL, B_BLOCK, B_START, B_SORTED,
+                                         B_X,     B_Y,     B_SPOS};
+    a |= SET_MEMS(o, K_CELL_SORT, 2, cell_sort_bufs, err, errlen);
 
     static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
                                        B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
                                        B_SPOS,   B_NCONTACT, B_BEST,   B_NVX,  B_NVY,
                                        B_CPX,    B_CPY};
     a |= set_arg(o, K_CONTACTS, 0, ps, &P, err, errlen);
-    for (cl_uint i = 0; i < sizeof contacts_bufs / sizeof *contacts_bufs; i++)
-        a |= set_mem(o, K_CONTACTS, i + 1, contacts_bufs[i], err, errlen);
+    a |= SET_MEMS(o, K_CONTACTS, 1, contacts_bufs, err, errlen);
 
     static const int resolve_bufs[] = {B_X,    B_Y,    B_VX,  B_VY,  B_R,   B_M,
                                        B_SPLIT, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
     a |= set_arg(o, K_RESOLVE, 0, ps, &P, err, errlen);
-    for (cl_uint i = 0; i < sizeof resolve_bufs / sizeof *resolve_bufs; i++)
-        a |= set_mem(o, K_RESOLVE, i + 1, resolve_bufs[i], err, errlen);
+    a |= SET_MEMS(o, K_RESOLVE, 1, resolve_bufs, err, errlen);
 
     static const int move_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_NVX, B_NVY,       B_CPX, B_CPY,
                                     B_R,   B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST};
     a |= set_arg(o, K_MOVE, 0, ps, &P, err, errlen);
-    for (cl_uint i = 0; i < sizeof move_bufs / sizeof *move_bufs; i++)
-        a |= set_mem(o, K_MOVE, i + 1, move_bufs[i], err, errlen);
+    a |= SET_MEMS(o, K_MOVE, 1, move_bufs, err, errlen);
     /* argument 16, integrate_next, is set per sub-step */
     a |= set_mem(o, K_MOVE, 17, B_CELL, err, errlen);
     a |= set_arg(o, K_MOVE, 18, sizeof count, &count, err, errlen);
@@ -481,14 +486,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 2, B_CELL, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 3, B_X, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 4, B_Y, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 5, B_START, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 6, B_SORTED, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 7, B_SPOS, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 8, B_V2, err, errlen);
-    a |= set_mem(o, K_GRID_SERIAL, 9, B_V2MAX, err, errlen);
+    static const int grid_serial_bufs[] = {B_CELL, B_X,    B_Y,  B_START,
+                                           B_SORTED, B_SPOS, B_V2, B_V2MAX};
+    a |= SET_MEMS(o, K_GRID_SERIAL, 2, grid_serial_bufs, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
