@@ -145,11 +145,11 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
 }
 #define BP_VLOADU(p) bp_vloadu(p)
 /* X = p[0], p[2], p[4], p[6]; Y = p[1], p[3], p[5], p[7] */
-#define BP_VLOAD_XY(p, X, Y)                         \
-    do {                                             \
+#define BP_VLOAD_XY(p, X, Y)                              \
+    do {                                                  \
         bp_vf lo_ = bp_vload(p), hi_ = bp_vload((p) + 4); \
-        X = (bp_vf){lo_[0], lo_[2], hi_[0], hi_[2]}; \
-        Y = (bp_vf){lo_[1], lo_[3], hi_[1], hi_[3]}; \
+        X = (bp_vf){lo_[0], lo_[2], hi_[0], hi_[2]};      \
+        Y = (bp_vf){lo_[1], lo_[3], hi_[1], hi_[3]};      \
     } while (0)
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -810,9 +810,9 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                        BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
                        BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
                        BP_GLOBAL const bp_u32 *cell_start, BP_GLOBAL const bp_u32 *sorted,
-                       BP_GLOBAL const float *spos, BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL bp_i32 *best,
-                       BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy, BP_GLOBAL float *spx,
-                       BP_GLOBAL float *spy)
+                       BP_GLOBAL const float *spos, BP_GLOBAL bp_u8 *ncontact,
+                       BP_GLOBAL bp_i32 *best, BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy,
+                       BP_GLOBAL float *spx, BP_GLOBAL float *spy)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
     bp_side si = bp_side_of(xi, yi, ri, mi, split[i]);

@@ -71,8 +71,8 @@ static int determinism_parallel_grid(void)
 }
 
 /* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
- * asked) gives the same bits: every lane does the scalar operations and the lanes are summed in
- * neighbour order. Rain and a pile: impacts, deep overlaps and springs. */
+ * asked) gives the same bits: every lane does the scalar operations and
+ * the lanes are summed in neighbour order. Rain and a pile: impacts, deep overlaps and springs. */
 static int lanes_same_bits(void)
 {
     bp_engine *probe = t_ocl_engine_or_skip();

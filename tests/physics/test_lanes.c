@@ -20,7 +20,12 @@
 #include <string.h>
 
 /* the same cases on every run */
-static uint32_t rng_state = 12345u; /* bp_test_frand's */
+static uint32_t rng_state = 12345u;
+/* bp_test_frand on this file's state */
+static float frand(float lo, float hi)
+{
+    return bp_test_frand(&rng_state, lo, hi);
+}
 
 /* Pass parameters of a 400 x 300 box with gravity g (0: off). */
 static void params(float g, bp_step_params *P)
@@ -47,30 +52,30 @@ typedef struct ball {
 static ball neighbour(const bp_step_params *P, ball a, int kind)
 {
     ball b;
-    b.r = bp_test_frand(&rng_state, 1.0f, 6.0f);
-    b.m = bp_test_frand(&rng_state, 0.5f, 40.0f);
-    b.n = (bp_u8)bp_test_frand(&rng_state, 0.0f, 7.0f);
-    float rs = a.r + b.r, ang = bp_test_frand(&rng_state, 0.0f, 6.2831853f);
+    b.r = frand(1.0f, 6.0f);
+    b.m = frand(0.5f, 40.0f);
+    b.n = (bp_u8)frand(0.0f, 7.0f);
+    float rs = a.r + b.r, ang = frand(0.0f, 6.2831853f);
     float dist;
     switch (kind) {
-    case 0: dist = rs * bp_test_frand(&rng_state, 0.98f, 1.06f); break;  /* touching, in the skin */
-    case 1: dist = rs * bp_test_frand(&rng_state, 0.4f, 0.95f); break;   /* deep overlap */
-    case 2: dist = rs * bp_test_frand(&rng_state, 1.0f, 1.6f); break;    /* apart, maybe an impact */
+    case 0: dist = rs * frand(0.98f, 1.06f); break;  /* touching, in the skin */
+    case 1: dist = rs * frand(0.4f, 0.95f); break;   /* deep overlap */
+    case 2: dist = rs * frand(1.0f, 1.6f); break;    /* apart, maybe an impact */
     default: dist = 0.0f; break;                      /* same centre */
     }
     b.x = a.x + dist * cosf(ang);
     b.y = a.y + dist * sinf(ang);
     /* a deep overlap of two balls at the same wall (bp_deep_normal's rule) */
-    if (kind == 1 && a.y == P->height - a.r && bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.7f) {
+    if (kind == 1 && a.y == P->height - a.r && frand(0.0f, 1.0f) < 0.7f) {
         b.y = P->height - b.r;
-        b.x = a.x + (bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.5f ? -dist : dist);
-    } else if (kind == 1 && a.x == a.r && bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.7f) {
+        b.x = a.x + (frand(0.0f, 1.0f) < 0.5f ? -dist : dist);
+    } else if (kind == 1 && a.x == a.r && frand(0.0f, 1.0f) < 0.7f) {
         b.x = b.r;
-        b.y = a.y + (bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.5f ? -dist : dist);
+        b.y = a.y + (frand(0.0f, 1.0f) < 0.5f ? -dist : dist);
     }
-    float s = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.3f ? 0.02f : 1.0f; /* some slow pairs */
-    b.vx = s * bp_test_frand(&rng_state, -900.0f, 900.0f);
-    b.vy = s * bp_test_frand(&rng_state, -900.0f, 900.0f);
+    float s = frand(0.0f, 1.0f) < 0.3f ? 0.02f : 1.0f; /* some slow pairs */
+    b.vx = s * frand(-900.0f, 900.0f);
+    b.vy = s * frand(-900.0f, 900.0f);
     return b;
 }
 
@@ -81,15 +86,15 @@ static int lanes_match_scalar_with(float g)
     int mismatches = 0, checked = 0, soft_lanes = 0, deep_lanes = 0, hits = 0;
     for (int round = 0; round < 20000; round++) {
         ball a;
-        a.r = bp_test_frand(&rng_state, 1.0f, 6.0f);
-        a.m = bp_test_frand(&rng_state, 0.5f, 40.0f);
-        a.n = (bp_u8)bp_test_frand(&rng_state, 0.0f, 7.0f);
-        a.x = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.2f ? a.r : bp_test_frand(&rng_state, 20.0f, 380.0f); /* some at the left wall */
-        a.y = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.25f ? P.height - a.r : bp_test_frand(&rng_state, 20.0f, 280.0f); /* or the floor */
-        a.vx = bp_test_frand(&rng_state, -900.0f, 900.0f);
-        a.vy = bp_test_frand(&rng_state, -900.0f, 900.0f);
+        a.r = frand(1.0f, 6.0f);
+        a.m = frand(0.5f, 40.0f);
+        a.n = (bp_u8)frand(0.0f, 7.0f);
+        a.x = frand(0.0f, 1.0f) < 0.2f ? a.r : frand(20.0f, 380.0f); /* some at the left wall */
+        a.y = frand(0.0f, 1.0f) < 0.25f ? P.height - a.r : frand(20.0f, 280.0f); /* or the floor */
+        a.vx = frand(-900.0f, 900.0f);
+        a.vy = frand(-900.0f, 900.0f);
         bp_u32 i = 1000u;
-        bp_u32 left = 1u + (bp_u32)bp_test_frand(&rng_state, 0.0f, (float)BP_LANES); /* 1..BP_LANES used */
+        bp_u32 left = 1u + (bp_u32)frand(0.0f, (float)BP_LANES); /* 1..BP_LANES used */
         if (left > BP_LANES)
             left = BP_LANES;
         ball nb[BP_LANES];
@@ -97,11 +102,11 @@ static int lanes_match_scalar_with(float g)
         float xs[BP_LANES], ys[BP_LANES], rs[BP_LANES], ms[BP_LANES], ns[BP_LANES];
         float vxs[BP_LANES], vys[BP_LANES];
         for (bp_u32 k = 0; k < BP_LANES; k++) {
-            nb[k] = k < left ? neighbour(&P, a, (int)bp_test_frand(&rng_state, 0.0f, 3.999f))
+            nb[k] = k < left ? neighbour(&P, a, (int)frand(0.0f, 3.999f))
                              : nb[0]; /* unused lanes repeat the first */
-            if (k < left && bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.03f)
+            if (k < left && frand(0.0f, 1.0f) < 0.03f)
                 nb[k] = neighbour(&P, a, 3);
-            J[k] = k < left ? (bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.5f ? i - 1u - k : i + 1u + k) : J[0];
+            J[k] = k < left ? (frand(0.0f, 1.0f) < 0.5f ? i - 1u - k : i + 1u + k) : J[0];
             xs[k] = nb[k].x;
             ys[k] = nb[k].y;
             rs[k] = nb[k].r;

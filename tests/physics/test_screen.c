@@ -23,7 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t rng_state = 2468u; /* bp_test_frand's */
+static uint32_t rng_state = 2468u;
+/* bp_test_frand on this file's state */
+static float frand(float lo, float hi)
+{
+    return bp_test_frand(&rng_state, lo, hi);
+}
 
 /* The grid and what the contact pass reads, for one world. */
 typedef struct grid {
@@ -140,27 +145,27 @@ static bp_world *random_world(uint32_t n, float wd, float ht, float gravity)
     float cx[4], cy[4];
     float sx = wd < 100.0f ? 0.3f * wd : 40.0f; /* cluster half-size in x */
     for (int c = 0; c < 4; c++) {
-        cx[c] = bp_test_frand(&rng_state, 0.2f * wd, 0.8f * wd);
-        cy[c] = bp_test_frand(&rng_state, 0.2f * ht, 0.8f * ht);
+        cx[c] = frand(0.2f * wd, 0.8f * wd);
+        cy[c] = frand(0.2f * ht, 0.8f * ht);
     }
     for (uint32_t k = 0; k < n; k++) {
-        float r = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.8f ? 2.0f : bp_test_frand(&rng_state, 1.0f, 5.0f);
-        float x, y, u = bp_test_frand(&rng_state, 0.0f, 1.0f);
+        float r = frand(0.0f, 1.0f) < 0.8f ? 2.0f : frand(1.0f, 5.0f);
+        float x, y, u = frand(0.0f, 1.0f);
         if (u < 0.6f) { /* in a cluster: dense runs */
-            int c = (int)bp_test_frand(&rng_state, 0.0f, 3.999f);
-            x = cx[c] + bp_test_frand(&rng_state, -sx, sx);
-            y = cy[c] + bp_test_frand(&rng_state, -25.0f, 25.0f);
+            int c = (int)frand(0.0f, 3.999f);
+            x = cx[c] + frand(-sx, sx);
+            y = cy[c] + frand(-25.0f, 25.0f);
         } else if (u < 0.7f) { /* at a wall */
-            x = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.5f ? r : wd - r;
-            y = bp_test_frand(&rng_state, r, ht - r);
+            x = frand(0.0f, 1.0f) < 0.5f ? r : wd - r;
+            y = frand(r, ht - r);
         } else {
-            x = bp_test_frand(&rng_state, r, wd - r);
-            y = bp_test_frand(&rng_state, r, ht - r);
+            x = frand(r, wd - r);
+            y = frand(r, ht - r);
         }
         x = x < r ? r : (x > wd - r ? wd - r : x);
         y = y < r ? r : (y > ht - r ? ht - r : y);
-        float s = bp_test_frand(&rng_state, 0.0f, 1.0f) < 0.05f ? 3000.0f : 200.0f;
-        if (bp_world_add_ball(w, x, y, bp_test_frand(&rng_state, -s, s), bp_test_frand(&rng_state, -s, s), r, 0.0f, NULL, 0) < 0)
+        float s = frand(0.0f, 1.0f) < 0.05f ? 3000.0f : 200.0f;
+        if (bp_world_add_ball(w, x, y, frand(-s, s), frand(-s, s), r, 0.0f, NULL, 0) < 0)
             break;
     }
     /* a few contact counts above one, as mass splitting leaves them */
@@ -180,15 +185,15 @@ static int lanes_screen_as_one_by_one(void)
     long balls = 0, listed = 0, with_partner = 0, runs_ending_at_n = 0;
     for (int world = 0; world < 24; world++) {
         float gravity = world % 2 ? 900.0f : 0.0f;
-        uint32_t n = 300 + (uint32_t)bp_test_frand(&rng_state, 0.0f, 2700.0f);
+        uint32_t n = 300 + (uint32_t)frand(0.0f, 2700.0f);
         /* one world in four is a narrow shaft, 2-5 cells wide: a row's run
          * is then followed, in the grid order, by the next row's balls,
          * which are in reach of a ball at the right wall */
         int narrow = world % 4 == 3;
-        float wd = narrow ? bp_test_frand(&rng_state, 10.0f, 24.0f) : bp_test_frand(&rng_state, 150.0f, 700.0f);
+        float wd = narrow ? frand(10.0f, 24.0f) : frand(150.0f, 700.0f);
         if (narrow)
             n /= 8;
-        bp_world *w = random_world(n, wd, bp_test_frand(&rng_state, 120.0f, 500.0f), gravity);
+        bp_world *w = random_world(n, wd, frand(120.0f, 500.0f), gravity);
         ENSURE(w && w->count > 0);
         grid g;
         ENSURE(grid_build(w, &g) == 0);
@@ -207,7 +212,8 @@ static int lanes_screen_as_one_by_one(void)
             ENSURE(nn < cap);
             if (best[i] != ref.best || ncontact[i] != ref.count ||
                 !bp_test_same_bits(out[i], ref.dvx) || !bp_test_same_bits(out[n + i], ref.dvy) ||
-                !bp_test_same_bits(out[2 * n + i], ref.px) || !bp_test_same_bits(out[3 * n + i], ref.py)) {
+                !bp_test_same_bits(out[2 * n + i], ref.px) ||
+                !bp_test_same_bits(out[3 * n + i], ref.py)) {
                 fprintf(stderr,
                         "world %d ball %u: lanes best %d count %u dv (%.9g, %.9g) p (%.9g, "
                         "%.9g); one by one best %d count %u dv (%.9g, %.9g) p (%.9g, %.9g)\n",
