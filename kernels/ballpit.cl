@@ -331,3 +331,165 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
     if (integrate_next)
         bp_integrate_one(i, &P, x, y, vx, vy, cell, count, slot, cell_count, v2);
 }
+
+/* ---- A whole step in one launch, on CPU devices ------------------------ */
+
+/* On PoCL every kernel boundary puts the worker threads to sleep and wakes
+ * them for the next kernel, 4 times a sub-step (docs/opencl.md, "Speed on
+ * PoCL"). bp_k_steps runs all the sub-steps of a step in one launch of G
+ * work-groups of one work-item each, G the device's compute units, and
+ * the groups wait for each other between passes by spinning on counters
+ * in sync[], as the CPU engine's OpenMP threads do. The passes and their
+ * order are those of the separate kernels, so the bits are the same.
+ *
+ * OpenCL does not promise that all G groups run at once. So the groups
+ * first check in (sync[0]); one that waits longer than BP_SYNC_PATIENCE
+ * turns for the rest calls the launch off by adding BP_SYNC_OFF, and
+ * every group that sees it returns before touching the state: the host
+ * finds sync[0] >= BP_SYNC_OFF and runs the step as separate kernels.
+ * Once all have checked in, each holds a thread of its own, and the waits
+ * that follow always end.
+ *
+ * sync[0]: check-ins; sync[1]: arrivals at barriers; sync[2]: chunk
+ * tickets; sync[4 + g]: group g's largest speed^2 (float bits). The host
+ * zeroes sync[0..3] before each launch. */
+#ifndef BP_SYNC_OFF
+#define BP_SYNC_OFF 0x40000000u
+#endif
+#ifndef BP_SYNC_PATIENCE
+#define BP_SYNC_PATIENCE (1u << 27)
+#endif
+
+typedef struct {
+    volatile __global uint *sync;
+    uint G, g;
+    uint bar;   /* arrivals the next barrier waits for */
+    uint taken; /* tickets drawn by the passes so far */
+} bp_team;
+
+static int bp_team_start(bp_team *t)
+{
+    volatile __global uint *s = t->sync;
+    if (atomic_inc(&s[0]) >= BP_SYNC_OFF)
+        return 0;
+    for (uint spin = 0u;; spin++) {
+        uint v = s[0];
+        if (v >= BP_SYNC_OFF)
+            return 0;
+        if (v >= t->G)
+            break;
+        if (spin >= BP_SYNC_PATIENCE) {
+            if (atomic_cmpxchg(&s[0], v, v + BP_SYNC_OFF) == v)
+                return 0;
+            spin = 0u; /* someone checked in meanwhile: look again */
+        }
+    }
+    (void)atomic_add(&s[0], 0u); /* later loads stay after the wait */
+    return 1;
+}
+
+static void bp_team_barrier(bp_team *t)
+{
+    volatile __global uint *s = t->sync;
+    t->bar += t->G;
+    (void)atomic_inc(&s[1]); /* earlier stores are visible before it */
+    while (s[1] < t->bar)
+        ;
+    (void)atomic_add(&s[1], 0u);
+}
+
+/* The next chunk of a pass over n items: [*b, *e), or 0 when the pass has
+ * none left. Every group draws tickets until one is past the end, so a
+ * pass of c chunks draws c + G tickets, and every group knows where the
+ * next pass's tickets begin without asking. */
+static int bp_team_chunk(bp_team *t, uint n, uint chunk, uint *b, uint *e)
+{
+    uint nch = (n + chunk - 1u) / chunk;
+    uint k = atomic_inc(&t->sync[2]) - t->taken;
+    if (k < nch) {
+        *b = k * chunk;
+        *e = min(n, *b + chunk);
+        return 1;
+    }
+    t->taken += nch + t->G;
+    return 0;
+}
+
+/* The largest speed^2 over the groups' own maxima (after a barrier). */
+static float bp_team_v2max(bp_team *t)
+{
+    float m = 0.0f;
+    for (uint k = 0u; k < t->G; k++) {
+        float v = as_float(t->sync[4u + k]);
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+/* Pass 1 for the balls of one chunk: integration, the cell, and this
+ * group's running maximum of speed^2. */
+static float bp_team_integrate(uint b, uint e, const bp_step_params *P, __global const float *x,
+                               __global const float *y, __global float *vx, __global float *vy,
+                               __global uint *cell, float m)
+{
+    for (uint i = b; i < e; i++) {
+        float v2 = bp_integrate(i, P, vx, vy);
+        m = v2 > m ? v2 : m;
+        cell[i] = bp_cell_of(P, x[i], y[i]);
+    }
+    return m;
+}
+
+__kernel void bp_k_steps(const bp_step_params P, const uint nsub, const uint ncells,
+                         const uint chunk, volatile __global uint *sync, __global float *x,
+                         __global float *y, __global float *vx, __global float *vy,
+                         __global const float *r, __global const float *m,
+                         __global uchar *split, __global uchar *ncontact, __global uint *cell,
+                         __global uint *cell_start, __global uint *sorted, __global float *spos,
+                         __global int *best, __global float *nvx, __global float *nvy,
+                         __global float *cpx, __global float *cpy, __global const float *lx1,
+                         __global const float *ly1, __global const float *lx2,
+                         __global const float *ly2, __global const uint *seg_start,
+                         __global const uint *seg_list)
+{
+    bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
+    if (!bp_team_start(&t))
+        return;
+    uint b, e;
+    float v2m = 0.0f;
+    while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+        v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+    sync[4u + t.g] = as_uint(v2m);
+    bp_team_barrier(&t);
+    for (uint s = 0u; s < nsub; s++) {
+        if (t.g == 0u)
+            bp_grid_build(P.n, ncells, cell, cell_start, sorted);
+        bp_team_barrier(&t);
+        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+            for (uint k = b; k < e; k++)
+                bp_grid_position(k, sorted, x, y, spos);
+        bp_team_barrier(&t);
+        float vmax = sqrt(bp_team_v2max(&t));
+        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+            for (uint i = b; i < e; i++)
+                bp_contacts(i, &P, vmax, x, y, vx, vy, r, m, split, cell_start, sorted, spos,
+                            ncontact, best, nvx, nvy, cpx, cpy);
+        bp_team_barrier(&t);
+        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+            for (uint i = b; i < e; i++)
+                bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
+        bp_team_barrier(&t);
+        v2m = 0.0f;
+        while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
+            for (uint i = b; i < e; i++) {
+                bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2, ly2,
+                               seg_start, seg_list);
+                split[i] = ncontact[i];
+            }
+            if (s + 1u < nsub)
+                v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+        }
+        sync[4u + t.g] = as_uint(v2m);
+        bp_team_barrier(&t);
+    }
+}

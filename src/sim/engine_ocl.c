@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Work-group sizes. Per-ball kernels: 128 is a multiple of every GPU's
  * warp/wavefront and large enough that PoCL's per-work-group overhead is
@@ -34,10 +35,17 @@
 #define BP_OCL_SCAN_LOCAL 256
 #define BP_OCL_SCAN_ITEMS 16
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
+/* bp_k_steps: the flag its groups add to the check-in count when they call
+ * a launch off (compiled in with -D), the balls a group takes at a time,
+ * and the launches called off after which an engine stops trying. */
+#define BP_OCL_SYNC_OFF 0x40000000u
+#define BP_OCL_CHUNK_MIN 128
+#define BP_OCL_CHUNK_MAX 1024
+#define BP_OCL_TEAM_TRIES 3
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_CONTACTS, K_RESOLVE,
-    K_MOVE, K_GRID_SERIAL, K_COUNT
+    K_MOVE, K_GRID_SERIAL, K_STEPS, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
@@ -45,7 +53,7 @@ static const char *const k_names[K_COUNT] = {
     [K_SCAN_TOP] = "bp_k_scan_top",   [K_SCATTER] = "bp_k_scatter",
     [K_CELL_SORT] = "bp_k_cell_sort", [K_CONTACTS] = "bp_k_contacts",
     [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
-    [K_GRID_SERIAL] = "bp_k_grid_serial",
+    [K_GRID_SERIAL] = "bp_k_grid_serial", [K_STEPS] = "bp_k_steps",
 };
 
 /* Device buffers, grouped by what sizes them. */
@@ -57,8 +65,8 @@ enum {
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
     /* lines, segment grid cells + 1, segment grid list */
     B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST,
-    /* one float */
-    B_V2MAX,
+    /* one float; the team's counters (bp_k_steps) */
+    B_V2MAX, B_SYNC,
     B_NUM
 };
 #define B_FIRST_BALL B_X
@@ -75,6 +83,13 @@ typedef struct ocl_engine {
     size_t cap[B_NUM];          /* elements allocated per buffer */
     size_t local;               /* per-ball local size */
     int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
+    int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
+    size_t groups;              /* its work-groups, one work-item each */
+    cl_uint chunk;              /* balls a group takes at a time */
+    cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
+    int team_off;               /* launches the groups called off (not all ran at once) */
+    long team_steps;            /* steps since attach (the first runs as kernels) */
+    double share[4];            /* phase shares of the wall time, from that step */
     bp_step_params P;           /* from the attached world */
     uint32_t n, ncells, nblocks;
     bp_seggrid sg;
@@ -272,8 +287,10 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
         lanes = lenv[0] - '0';
     }
     char opts[256];
-    snprintf(opts, sizeof opts, "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d%s%s",
+    snprintf(opts, sizeof opts,
+             "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
+             BP_OCL_SYNC_OFF,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");
@@ -319,7 +336,7 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
         size_t wg = 0;
         if (clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
                                      NULL) == CL_SUCCESS &&
-            wg > 0 && wg < lim && k != K_SCAN_BLOCKS && k != K_SCAN_TOP)
+            wg > 0 && wg < lim && k != K_SCAN_BLOCKS && k != K_SCAN_TOP && k != K_STEPS)
             lim = wg;
         if ((k == K_SCAN_BLOCKS || k == K_SCAN_TOP) && wg > 0 && wg < BP_OCL_SCAN_LOCAL)
             return bp_fail(err, errlen,
@@ -367,7 +384,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
-        reserve(o, B_V2MAX, 1, f, err, errlen))
+        reserve(o, B_V2MAX, 1, f, err, errlen) ||
+        reserve(o, B_SYNC, 4 + o->groups, u, err, errlen))
         return -1;
     for (int b = B_LX1; b <= B_LY2; b++)
         if (reserve(o, b, w->nlines, f, err, errlen))
@@ -416,6 +434,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->attached = 1;
     o->broken = 0;
     o->read_backup = 0;
+    o->team_steps = 0;
 
     /* Arguments that stay the same until the next attach. */
     const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks;
@@ -489,6 +508,25 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     static const int grid_serial_bufs[] = {B_CELL, B_X,    B_Y,  B_START,
                                            B_SORTED, B_SPOS, B_V2, B_V2MAX};
     a |= SET_MEMS(o, K_GRID_SERIAL, 2, grid_serial_bufs, err, errlen);
+
+    /* Chunks: about 4 per group and pass, so a group that finishes early
+     * takes over work, but at most BP_OCL_CHUNK_MAX balls (more chunks
+     * than that only add draws on the shared counter, measured in
+     * docs/benchmarks.md) and at least BP_OCL_CHUNK_MIN. */
+    size_t chunk = n / (4 * o->groups);
+    chunk = chunk < BP_OCL_CHUNK_MIN ? BP_OCL_CHUNK_MIN : chunk;
+    chunk = chunk > BP_OCL_CHUNK_MAX ? BP_OCL_CHUNK_MAX : chunk;
+    o->chunk = o->chunk_set ? o->chunk_set : (cl_uint)chunk;
+    /* argument 1, the sub-steps, is set per launch */
+    static const int steps_bufs[] = {B_SYNC,   B_X,    B_Y,      B_VX,   B_VY,  B_R,
+                                     B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
+                                     B_SPOS,   B_BEST, B_NVX,    B_NVY,  B_CPX, B_CPY,
+                                     B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
+                                     B_SEG_LIST};
+    a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
+    a |= set_arg(o, K_STEPS, 2, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_arg(o, K_STEPS, 3, sizeof o->chunk, &o->chunk, err, errlen);
+    a |= SET_MEMS(o, K_STEPS, 4, steps_bufs, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
@@ -541,6 +579,25 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
         return -1;
 #undef EV
     return 0;
+}
+
+/* Enqueues a whole step of nsub sub-steps as one launch of bp_k_steps,
+ * and the read of the check-in count that tells whether it ran. */
+static int enqueue_team(ocl_engine *o, uint32_t nsub, cl_uint *checkin, char *err,
+                        size_t errlen)
+{
+    static const cl_uint zero[4] = {0};
+    cl_uint ns = nsub;
+    cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
+                                     NULL, NULL);
+    if (rc != CL_SUCCESS)
+        return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
+    if (set_arg(o, K_STEPS, 1, sizeof ns, &ns, err, errlen) ||
+        enqueue(o, K_STEPS, o->groups, 1, NULL, err, errlen))
+        return -1;
+    rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof *checkin, checkin, 0, NULL,
+                             NULL);
+    return rc == CL_SUCCESS ? 0 : bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
 }
 
 static double event_seconds(cl_event ev)
@@ -614,14 +671,34 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         }
     }
     o->read_backup = 1; /* from here on only the backup is sure to be good */
+    uint32_t run = inject ? (nsub + 1) / 2 : nsub;
+    int failed = 0;
+    cl_int rc = CL_SUCCESS;
+    /* On CPU devices the whole step is one launch of bp_k_steps, except
+     * the first step after an attach, whose separate kernels are timed to
+     * share out the wall time of later steps among the phases. */
+    int team = o->team && o->team_steps > 0 && o->team_off < BP_OCL_TEAM_TRIES;
+    o->team_steps++;
+    if (team) {
+        cl_uint checkin = 0;
+        failed = enqueue_team(o, run, &checkin, err, errlen);
+        rc = clFinish(o->q);
+        if (!failed && rc == CL_SUCCESS && checkin >= BP_OCL_SYNC_OFF) {
+            o->team_off++; /* called off before anything moved: run as kernels */
+            team = 0;
+            if (o->profile)
+                fprintf(stderr, "ballpit: opencl one-launch step called off (%zu groups did "
+                        "not all start); as separate kernels\n", o->groups);
+        }
+    }
     /* The first sub-step carries profiling events: the per-phase times of
      * one sub-step, times nsub, without an event per kernel per sub-step. */
     cl_event ev[K_COUNT] = {0};
-    int failed = 0;
-    uint32_t run = inject ? (nsub + 1) / 2 : nsub;
-    for (uint32_t s = 0; s < run && !failed; s++)
-        failed = enqueue_substep(o, s == 0, s + 1 == run, s == 0 ? ev : NULL, err, errlen);
-    cl_int rc = clFinish(o->q); /* the one wait of this step */
+    if (!team && !failed) {
+        for (uint32_t s = 0; s < run && !failed; s++)
+            failed = enqueue_substep(o, s == 0, s + 1 == run, s == 0 ? ev : NULL, err, errlen);
+        rc = clFinish(o->q); /* the one wait of this step */
+    }
     if (!failed && rc != CL_SUCCESS) {
         bp_ocl_fail(err, errlen, "clFinish(step)", rc);
         failed = 1;
@@ -640,7 +717,10 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     }
     if (failed)
         return broke(o, err);
-    if (o->profile) { /* BALLPIT_OCL_PROFILE=1: each kernel of one sub-step */
+    if (o->profile && team)
+        fprintf(stderr, "ballpit: opencl step of %u balls in one launch, %zu groups: wall %.1f "
+                "us per sub-step\n", o->n, o->groups, wall * 1e6 / nsub);
+    else if (o->profile) { /* BALLPIT_OCL_PROFILE=1: each kernel of one sub-step */
         fprintf(stderr, "ballpit: opencl sub-step of %u balls, %u cells, local %zu (us):", o->n,
                 o->ncells, o->local);
         for (int i = 0; i < K_COUNT; i++)
@@ -663,6 +743,14 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         k[K_GRID_SERIAL],
                     k[K_CONTACTS] + k[K_RESOLVE], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
+    if (team) { /* no events: the shares of the last timed step */
+        for (int i = 0; i < 4; i++)
+            ph[i] = o->share[i];
+        sum = 1.0;
+    } else if (sum > 0.0) {
+        for (int i = 0; i < 4; i++)
+            o->share[i] = ph[i] / sum;
+    }
     double scale = sum > 0.0 ? wall / sum : 0.0;
     o->base.times.integrate = ph[0] * scale;
     o->base.times.grid = ph[1] * scale;
@@ -817,6 +905,50 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
             bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_GRID=%s is not serial or parallel", grid);
             goto fail;
         }
+    }
+    /* A step in one launch (bp_k_steps) on CPU devices, where a kernel
+     * boundary costs a sleep and a wake of the runtime's threads; separate
+     * kernels on GPUs, whose work-groups must not wait for each other.
+     * One group per compute unit, no more than the machine's processors
+     * (a group spins while it waits). BALLPIT_OCL_SYNC=spin|kernels and
+     * BALLPIT_OCL_GROUPS=G override (tests, tuning). */
+    o->team = (d.type & CL_DEVICE_TYPE_CPU) != 0;
+    const char *sync = getenv("BALLPIT_OCL_SYNC");
+    if (sync && *sync) {
+        if (strcmp(sync, "spin") == 0)
+            o->team = 1;
+        else if (strcmp(sync, "kernels") == 0)
+            o->team = 0;
+        else {
+            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_SYNC=%s is not spin or kernels", sync);
+            goto fail;
+        }
+    }
+    cl_uint cus = 1;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL) !=
+            CL_SUCCESS || cus < 1)
+        cus = 1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->groups = cores >= 1 && (long)cus > cores ? (size_t)cores : cus;
+    const char *genv = getenv("BALLPIT_OCL_GROUPS");
+    if (genv && *genv) {
+        char *end = NULL;
+        long want = strtol(genv, &end, 10);
+        if (*end != '\0' || want < 1 || want > 256) {
+            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_GROUPS=%s is not 1..256", genv);
+            goto fail;
+        }
+        o->groups = (size_t)want;
+    }
+    const char *cenv = getenv("BALLPIT_OCL_CHUNK");
+    if (cenv && *cenv) {
+        char *end = NULL;
+        long want = strtol(cenv, &end, 10);
+        if (*end != '\0' || want < 1 || want > (1L << 24)) {
+            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_CHUNK=%s is not 1..16777216", cenv);
+            goto fail;
+        }
+        o->chunk_set = (cl_uint)want;
     }
     return &o->base;
 fail:
