@@ -357,7 +357,7 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
 #define BP_SYNC_OFF 0x40000000u
 #endif
 #ifndef BP_SYNC_PATIENCE
-#define BP_SYNC_PATIENCE (1u << 27)
+#define BP_SYNC_PATIENCE (1u << 28)
 #endif
 
 typedef struct {

@@ -37,7 +37,8 @@
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
 /* bp_k_steps: the flag its groups add to the check-in count when they call
  * a launch off (compiled in with -D), the balls a group takes at a time,
- * and the launches called off after which an engine stops trying. */
+ * and the launches called off in a row after which an engine stops trying
+ * (each costs the groups' patience, about 0.2 s on PoCL here). */
 #define BP_OCL_SYNC_OFF 0x40000000u
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
@@ -87,7 +88,7 @@ typedef struct ocl_engine {
     size_t groups;              /* its work-groups, one work-item each */
     cl_uint chunk;              /* balls a group takes at a time */
     cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
-    int team_off;               /* launches the groups called off (not all ran at once) */
+    int team_off;               /* launches called off in a row (the groups did not all start) */
     long team_steps;            /* steps since attach (the first runs as kernels) */
     double share[4];            /* phase shares of the wall time, from that step */
     bp_step_params P;           /* from the attached world */
@@ -683,6 +684,8 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         cl_uint checkin = 0;
         failed = enqueue_team(o, run, &checkin, err, errlen);
         rc = clFinish(o->q);
+        if (!failed && rc == CL_SUCCESS && checkin < BP_OCL_SYNC_OFF)
+            o->team_off = 0;
         if (!failed && rc == CL_SUCCESS && checkin >= BP_OCL_SYNC_OFF) {
             o->team_off++; /* called off before anything moved: run as kernels */
             team = 0;
@@ -723,7 +726,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     else if (o->profile) { /* BALLPIT_OCL_PROFILE=1: each kernel of one sub-step */
         fprintf(stderr, "ballpit: opencl sub-step of %u balls, %u cells, local %zu (us):", o->n,
                 o->ncells, o->local);
-        for (int i = 0; i < K_COUNT; i++)
+        for (int i = 0; i < K_STEPS; i++)
             fprintf(stderr, " %s %.1f", k_names[i] + 5, k[i] * 1e6);
         fprintf(stderr, "; step wall %.1f us per sub-step\n", wall * 1e6 / nsub);
     }

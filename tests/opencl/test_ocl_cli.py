@@ -103,6 +103,35 @@ def main():
     check(dumps[0] == dumps[1] and len(dumps[0]) > 1000,
           'two OpenCL runs give the same dump bytes')
 
+    # On a CPU device a step after the first is one launch of bp_k_steps
+    # (BALLPIT_OCL_PROFILE says so). With more work-groups than PoCL runs
+    # at once (nproc + 1) they cannot all start: each launch is called off
+    # and runs as kernels, 3 in a row and then no more tries; the dump is
+    # the same bytes.
+    if devices[0].rstrip().endswith('(CPU)'):
+        prof = {'BALLPIT_OCL_PROFILE': '1'}
+        p = run([exe, '--headless', 'pile', '--frames', '10', '--backend', 'opencl'], prof,
+                unset=('BALLPIT_OCL_FAIL', 'BALLPIT_OCL_SYNC', 'BALLPIT_OCL_GROUPS'))
+        # (a launch may be called off when the machine is so busy that one
+        # of PoCL's threads does not start within the groups' patience)
+        one, off = p.stderr.count('in one launch'), p.stderr.count('called off')
+        check(p.returncode == 0 and one + off == 9 and one >= 6,
+              'CPU device: the steps after the first in one launch (%d, %d called off)'
+              % (one, off))
+        path = os.path.join(tmp, 'off.csv')
+        p = run([exe, '--headless', 'pile', '--frames', '10', '--backend', 'opencl',
+                 '--dump', path], dict(prof, BALLPIT_OCL_GROUPS=str(os.cpu_count() + 1)),
+                unset=('BALLPIT_OCL_FAIL', 'BALLPIT_OCL_SYNC'))
+        check(p.returncode == 0 and p.stderr.count('called off') == 3 and
+              'in one launch' not in p.stderr,
+              'too many groups: 3 launches called off, then kernels (%r)' % p.stderr[-300:])
+        with open(path, 'rb') as f:
+            check(f.read() == dumps[0], 'called off: the same dump bytes')
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'BALLPIT_OCL_SYNC': 'fast'})
+    check(p.returncode == 3 and 'BALLPIT_OCL_SYNC=fast is not spin or kernels' in p.stderr,
+          'a bad BALLPIT_OCL_SYNC is named (%r)' % p.stderr)
+
     cpu = os.path.join(tmp, 'cpu.csv')
     p = run([exe, '--headless', 'pile', '--frames', '10', '--dump', cpu])
     check(p.returncode == 0, 'cpu run exits 0')

@@ -98,6 +98,43 @@ static int lanes_same_bits(void)
     return 0;
 }
 
+/* A step in one launch whose work-groups wait for each other by spinning
+ * (bp_k_steps, the default on CPU devices) gives the bits of the separate
+ * kernels (BALLPIT_OCL_SYNC=kernels), with 1 and 2 groups, and with 5,
+ * more than PoCL has threads, where the groups cannot all start, the
+ * launch is called off and the step runs as kernels. Rain and a pile,
+ * 15 frames: every step after the first is one launch. */
+static int one_launch_same_bits(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
+    static const char *const groups[] = {"1", "2", "5"};
+    for (int k = 0; k < 2; k++) {
+        bp_world *w = worlds[k];
+        ENSURE(w != NULL);
+        ENSURE(setenv("BALLPIT_OCL_SYNC", "kernels", 1) == 0);
+        bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+        ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
+        ENSURE(a != NULL);
+        ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
+        for (int g = 0; g < 3; g++) {
+            ENSURE(setenv("BALLPIT_OCL_GROUPS", groups[g], 1) == 0);
+            bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+            ENSURE(b != NULL);
+            ENSURE(t_same_bits(a, b));
+            bp_world_destroy(b);
+        }
+        unsetenv("BALLPIT_OCL_SYNC");
+        unsetenv("BALLPIT_OCL_GROUPS");
+        bp_world_destroy(a);
+        bp_world_destroy(w);
+    }
+    return 0;
+}
+
 /* One step split in many calls gives the same state as one call: the
  * engine keeps its state on the device between calls, nothing is lost. */
 static int steps_split_same_as_whole(void)
@@ -407,6 +444,7 @@ int main(int argc, char **argv)
         BP_TEST(determinism_two_runs),
         BP_TEST(determinism_parallel_grid),
         BP_TEST(lanes_same_bits),
+        BP_TEST(one_launch_same_bits),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
