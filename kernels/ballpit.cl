@@ -31,6 +31,9 @@
  *   bp_k_move         per ball: bp_move_static, then pass 1 of the next
  *                     sub-step
  *
+ * On CPU devices bp_k_steps (at the end) runs all the sub-steps of a step
+ * in one launch, the same passes in the same order.
+ *
  * All kernels take the global size rounded up to the local size and check
  * their index (an OpenCL 1.2 NDRange must be a multiple of the local size).
  */
@@ -336,28 +339,49 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
 
 /* On PoCL every kernel boundary puts the worker threads to sleep and wakes
  * them for the next kernel, 4 times a sub-step (docs/opencl.md, "Speed on
- * PoCL"). bp_k_steps runs all the sub-steps of a step in one launch of G
+ * PoCL"). bp_k_steps runs the passes of a whole step in one launch of G
  * work-groups of one work-item each, G the device's compute units, and
  * the groups wait for each other between passes by spinning on counters
  * in sync[], as the CPU engine's OpenMP threads do. The passes and their
  * order are those of the separate kernels, so the bits are the same.
  *
- * OpenCL does not promise that all G groups run at once. So the groups
- * first check in (sync[0]); one that waits longer than BP_SYNC_PATIENCE
- * turns for the rest calls the launch off by adding BP_SYNC_OFF, and
- * every group that sees it returns before touching the state: the host
- * finds sync[0] >= BP_SYNC_OFF and runs the step as separate kernels.
- * Once all have checked in, each holds a thread of its own, and the waits
- * that follow always end.
+ * The passes of a step are numbered: 0 integrates the first sub-step,
+ * then 5 per sub-step s (1 + 5s + p): p = 0 the grid build (group 0), 1
+ * the positions in grid order, 2 the contacts, 3 resolve, 4 move and the
+ * next sub-step's integration. A launch runs passes first .. end - 1 of
+ * a step of nsub sub-steps.
+ *
+ * Waiting is bounded, as OpenMP's spinning is before its threads sleep:
+ *  - OpenCL does not promise that all G groups run at once. The groups
+ *    check in first (sync[0]); one that has waited BP_SYNC_PATIENCE turns
+ *    calls the launch off by adding BP_SYNC_OFF, and every group that sees
+ *    it returns before touching the state. The host then runs the rest of
+ *    the sub-step with one group, which waits for no one, and tries all
+ *    groups again for the next.
+ *  - A group that has waited BP_SYNC_BAR_PATIENCE turns (by default as
+ *    many) at a barrier (another group's thread
+ *    was descheduled, or is still building the grid) ends the launch
+ *    there: it sets BP_SYNC_STOP in the barrier's count (only while the
+ *    barrier is not complete, by compare-and-swap) and writes the pass
+ *    into sync[3]; every group that sees the flag returns. All passes up
+ *    to that one are done, none after it has begun, and the host launches
+ *    the rest. Its threads sleep in between, as with separate kernels.
  *
  * sync[0]: check-ins; sync[1]: arrivals at barriers; sync[2]: chunk
- * tickets; sync[4 + g]: group g's largest speed^2 (float bits). The host
- * zeroes sync[0..3] before each launch. */
+ * tickets; sync[3]: the pass where a launch stopped; sync[4 + g], g <
+ * slots: group g's largest speed^2 (float bits). The host zeroes
+ * sync[0..3] before each launch. */
 #ifndef BP_SYNC_OFF
 #define BP_SYNC_OFF 0x40000000u
 #endif
+#ifndef BP_SYNC_STOP
+#define BP_SYNC_STOP 0x80000000u
+#endif
 #ifndef BP_SYNC_PATIENCE
-#define BP_SYNC_PATIENCE (1u << 28)
+#define BP_SYNC_PATIENCE (1u << 19)
+#endif
+#ifndef BP_SYNC_BAR_PATIENCE
+#define BP_SYNC_BAR_PATIENCE BP_SYNC_PATIENCE
 #endif
 
 typedef struct {
@@ -388,14 +412,30 @@ static int bp_team_start(bp_team *t)
     return 1;
 }
 
-static void bp_team_barrier(bp_team *t)
+/* The barrier after pass q: 1 when all groups are through, 0 when the
+ * launch ends here. */
+static int bp_team_barrier(bp_team *t, uint q)
 {
     volatile __global uint *s = t->sync;
     t->bar += t->G;
-    (void)atomic_inc(&s[1]); /* earlier stores are visible before it */
-    while (s[1] < t->bar)
-        ;
+    if (atomic_inc(&s[1]) & BP_SYNC_STOP) /* earlier stores are visible before it */
+        return 0;
+    for (uint spin = 0u;; spin++) {
+        uint v = s[1];
+        if (v & BP_SYNC_STOP)
+            return 0;
+        if (v >= t->bar)
+            break;
+        if (spin >= BP_SYNC_BAR_PATIENCE) {
+            if (atomic_cmpxchg(&s[1], v, v | BP_SYNC_STOP) == v) {
+                s[3] = q;
+                return 0;
+            }
+            spin = 0u;
+        }
+    }
     (void)atomic_add(&s[1], 0u);
+    return 1;
 }
 
 /* The next chunk of a pass over n items: [*b, *e), or 0 when the pass has
@@ -415,11 +455,21 @@ static int bp_team_chunk(bp_team *t, uint n, uint chunk, uint *b, uint *e)
     return 0;
 }
 
-/* The largest speed^2 over the groups' own maxima (after a barrier). */
-static float bp_team_v2max(bp_team *t)
+/* This group's largest speed^2 into its slot; group 0 also clears the
+ * slots of groups this launch does not have. */
+static void bp_team_put_v2(bp_team *t, uint slots, float v2m)
+{
+    t->sync[4u + t->g] = as_uint(v2m);
+    if (t->g == 0u)
+        for (uint k = t->G; k < slots; k++)
+            t->sync[4u + k] = 0u;
+}
+
+/* The largest speed^2 over the slots (after a barrier). */
+static float bp_team_v2max(bp_team *t, uint slots)
 {
     float m = 0.0f;
-    for (uint k = 0u; k < t->G; k++) {
+    for (uint k = 0u; k < slots; k++) {
         float v = as_float(t->sync[4u + k]);
         m = v > m ? v : m;
     }
@@ -440,11 +490,13 @@ static float bp_team_integrate(uint b, uint e, const bp_step_params *P, __global
     return m;
 }
 
-__kernel void bp_k_steps(const bp_step_params P, const uint nsub, const uint ncells,
-                         const uint chunk, volatile __global uint *sync, __global float *x,
-                         __global float *y, __global float *vx, __global float *vy,
-                         __global const float *r, __global const float *m,
-                         __global uchar *split, __global uchar *ncontact, __global uint *cell,
+__kernel void bp_k_steps(const bp_step_params P, const uint first, const uint end,
+                         const uint nsub,
+                         const uint ncells, const uint chunk, const uint slots,
+                         volatile __global uint *sync, __global float *x, __global float *y,
+                         __global float *vx, __global float *vy, __global const float *r,
+                         __global const float *m, __global uchar *split,
+                         __global uchar *ncontact, __global uint *cell,
                          __global uint *cell_start, __global uint *sorted, __global float *spos,
                          __global int *best, __global float *nvx, __global float *nvy,
                          __global float *cpx, __global float *cpy, __global const float *lx1,
@@ -456,40 +508,44 @@ __kernel void bp_k_steps(const bp_step_params P, const uint nsub, const uint nce
     if (!bp_team_start(&t))
         return;
     uint b, e;
-    float v2m = 0.0f;
-    while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-        v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
-    sync[4u + t.g] = as_uint(v2m);
-    bp_team_barrier(&t);
-    for (uint s = 0u; s < nsub; s++) {
-        if (t.g == 0u)
-            bp_grid_build(P.n, ncells, cell, cell_start, sorted);
-        bp_team_barrier(&t);
-        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-            for (uint k = b; k < e; k++)
-                bp_grid_position(k, sorted, x, y, spos);
-        bp_team_barrier(&t);
-        float vmax = sqrt(bp_team_v2max(&t));
-        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-            for (uint i = b; i < e; i++)
-                bp_contacts(i, &P, vmax, x, y, vx, vy, r, m, split, cell_start, sorted, spos,
-                            ncontact, best, nvx, nvy, cpx, cpy);
-        bp_team_barrier(&t);
-        while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-            for (uint i = b; i < e; i++)
-                bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
-        bp_team_barrier(&t);
-        v2m = 0.0f;
-        while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
-            for (uint i = b; i < e; i++) {
-                bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2, ly2,
-                               seg_start, seg_list);
-                split[i] = ncontact[i];
-            }
-            if (s + 1u < nsub)
+    for (uint q = first; q < end; q++) {
+        uint s = (q - 1u) / 5u, p = q == 0u ? 5u : (q - 1u) % 5u;
+        if (p == 5u) { /* pass 1 of the first sub-step */
+            float v2m = 0.0f;
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+            bp_team_put_v2(&t, slots, v2m);
+        } else if (p == 0u) {
+            if (t.g == 0u)
+                bp_grid_build(P.n, ncells, cell, cell_start, sorted);
+        } else if (p == 1u) {
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+                for (uint k = b; k < e; k++)
+                    bp_grid_position(k, sorted, x, y, spos);
+        } else if (p == 2u) {
+            float vmax = sqrt(bp_team_v2max(&t, slots));
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+                for (uint i = b; i < e; i++)
+                    bp_contacts(i, &P, vmax, x, y, vx, vy, r, m, split, cell_start, sorted,
+                                spos, ncontact, best, nvx, nvy, cpx, cpy);
+        } else if (p == 3u) {
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+                for (uint i = b; i < e; i++)
+                    bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
+        } else {
+            float v2m = 0.0f;
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
+                for (uint i = b; i < e; i++) {
+                    bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2,
+                                   ly2, seg_start, seg_list);
+                    split[i] = ncontact[i];
+                }
+                if (s + 1u < nsub)
+                    v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+            }
+            bp_team_put_v2(&t, slots, v2m);
         }
-        sync[4u + t.g] = as_uint(v2m);
-        bp_team_barrier(&t);
+        if (q + 1u < end && !bp_team_barrier(&t, q))
+            return;
     }
 }

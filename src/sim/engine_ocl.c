@@ -6,10 +6,13 @@
  *    at build time (tools/embed_cl.py), built with FP contraction off and
  *    correctly rounded divide/sqrt where the device offers it, so the same
  *    float operations run as in the CPU engine.
- *  - One bp_engine_step enqueues all its sub-steps (4 kernels each on a
- *    CPU device, 7 on a GPU) and waits once, at the end (PoCL's launch
- *    cost is paid without a host round trip per kernel). The max speed needed by the neighbour search
- *    is reduced on the device and read there by the kernels.
+ *  - One bp_engine_step enqueues all its sub-steps and waits once, at the
+ *    end. On a CPU device (PoCL) that is one launch of bp_k_steps, whose
+ *    work-groups spin at barriers instead of the runtime's threads
+ *    sleeping at every kernel boundary; the first step after an attach,
+ *    and every step on a GPU, runs 4 kernels a sub-step on a CPU device,
+ *    7 on a GPU. The max speed needed by the neighbour search is reduced
+ *    on the device and read there by the kernels.
  *  - Before the sub-steps the state is copied to backup buffers on the
  *    device, so when a step fails part way the last good state can still
  *    be read back (bp_engine_read after a failed step returns it).
@@ -35,14 +38,13 @@
 #define BP_OCL_SCAN_LOCAL 256
 #define BP_OCL_SCAN_ITEMS 16
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
-/* bp_k_steps: the flag its groups add to the check-in count when they call
- * a launch off (compiled in with -D), the balls a group takes at a time,
- * and the launches called off in a row after which an engine stops trying
- * (each costs the groups' patience, about 0.2 s on PoCL here). */
+/* bp_k_steps: the flags its groups add to the check-in count when they
+ * call a launch off and to the barrier count when they end it early
+ * (compiled in with -D), and the balls a group takes at a time. */
 #define BP_OCL_SYNC_OFF 0x40000000u
+#define BP_OCL_SYNC_STOP 0x80000000u
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
-#define BP_OCL_TEAM_TRIES 3
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_CONTACTS, K_RESOLVE,
@@ -88,8 +90,8 @@ typedef struct ocl_engine {
     size_t groups;              /* its work-groups, one work-item each */
     cl_uint chunk;              /* balls a group takes at a time */
     cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
-    int team_off;               /* launches called off in a row (the groups did not all start) */
     long team_steps;            /* steps since attach (the first runs as kernels) */
+    int team_launches, team_off; /* in the last step: launches, and those called off */
     double share[4];            /* phase shares of the wall time, from that step */
     bp_step_params P;           /* from the attached world */
     uint32_t n, ncells, nblocks;
@@ -287,11 +289,26 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
             return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LANES=%s is not 4 or 8", lenv);
         lanes = lenv[0] - '0';
     }
-    char opts[256];
+    /* How long a group of bp_k_steps waits for the others at a barrier
+     * before it ends the launch, in turns of its spin loop: as long as at
+     * the check-in, 2^19, about 0.35 ms on this machine's PoCL (OpenMP's
+     * threads spin about as long before they sleep). BALLPIT_OCL_PATIENCE=T
+     * overrides (tests: 1 ends nearly every launch at its first barrier). */
+    unsigned long patience = 1ul << 19;
+    const char *penv = getenv("BALLPIT_OCL_PATIENCE");
+    if (penv && *penv) {
+        char *end = NULL;
+        patience = strtoul(penv, &end, 10);
+        if (*end != '\0' || patience < 1 || patience > (1ul << 30))
+            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_PATIENCE=%s is not 1..1073741824",
+                           penv);
+    }
+    char opts[320];
     snprintf(opts, sizeof opts,
-             "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu%s%s",
+             "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
+             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
-             BP_OCL_SYNC_OFF,
+             BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");
@@ -518,16 +535,16 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     chunk = chunk < BP_OCL_CHUNK_MIN ? BP_OCL_CHUNK_MIN : chunk;
     chunk = chunk > BP_OCL_CHUNK_MAX ? BP_OCL_CHUNK_MAX : chunk;
     o->chunk = o->chunk_set ? o->chunk_set : (cl_uint)chunk;
-    /* argument 1, the sub-steps, is set per launch */
+    /* arguments 1-3 and 6 (the passes, the groups' slots) are set per launch */
     static const int steps_bufs[] = {B_SYNC,   B_X,    B_Y,      B_VX,   B_VY,  B_R,
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
                                      B_SPOS,   B_BEST, B_NVX,    B_NVY,  B_CPX, B_CPY,
                                      B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
                                      B_SEG_LIST};
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
-    a |= set_arg(o, K_STEPS, 2, sizeof cu_ncells, &cu_ncells, err, errlen);
-    a |= set_arg(o, K_STEPS, 3, sizeof o->chunk, &o->chunk, err, errlen);
-    a |= SET_MEMS(o, K_STEPS, 4, steps_bufs, err, errlen);
+    a |= set_arg(o, K_STEPS, 4, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_arg(o, K_STEPS, 5, sizeof o->chunk, &o->chunk, err, errlen);
+    a |= SET_MEMS(o, K_STEPS, 7, steps_bufs, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
@@ -582,23 +599,51 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
     return 0;
 }
 
-/* Enqueues a whole step of nsub sub-steps as one launch of bp_k_steps,
- * and the read of the check-in count that tells whether it ran. */
-static int enqueue_team(ocl_engine *o, uint32_t nsub, cl_uint *checkin, char *err,
-                        size_t errlen)
+/* Runs nsub sub-steps with bp_k_steps (kernels/ballpit.cl): one launch
+ * unless its groups end it early. A launch that stopped at a barrier is
+ * followed by one for the passes after it. One whose groups did not all
+ * start (nothing ran) is followed by a launch of a single group, which
+ * waits for no one, for the rest of that sub-step; the next sub-step
+ * tries all groups again. */
+static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
 {
     static const cl_uint zero[4] = {0};
-    cl_uint ns = nsub;
-    cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
-                                     NULL, NULL);
-    if (rc != CL_SUCCESS)
-        return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
-    if (set_arg(o, K_STEPS, 1, sizeof ns, &ns, err, errlen) ||
-        enqueue(o, K_STEPS, o->groups, 1, NULL, err, errlen))
-        return -1;
-    rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof *checkin, checkin, 0, NULL,
-                             NULL);
-    return rc == CL_SUCCESS ? 0 : bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
+    const cl_uint total = 1u + 5u * nsub, slots = (cl_uint)o->groups, ns = nsub;
+    cl_uint first = 0;
+    o->team_launches = o->team_off = 0;
+    int alone = 0; /* the last launch was called off */
+    while (first < total) {
+        cl_uint st[4] = {0};
+        /* alone: to the end of the sub-step that pass `first` is in */
+        cl_uint end = alone ? (first == 0 ? 1u : first + 5u - (first - 1u) % 5u) : total;
+        size_t groups = alone ? 1 : o->groups;
+        cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
+                                         NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
+        if (set_arg(o, K_STEPS, 1, sizeof first, &first, err, errlen) ||
+            set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
+            set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen) ||
+            set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen) ||
+            enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
+            return -1;
+        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0, sizeof st, st, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
+        o->team_launches++;
+        alone = st[0] >= BP_OCL_SYNC_OFF; /* called off: nothing ran */
+        if (alone) {
+            o->team_off++;
+        } else if (st[1] & BP_OCL_SYNC_STOP) {
+            if (st[3] < first || st[3] >= end)
+                return bp_fail(err, errlen, "OpenCL: bp_k_steps stopped at pass %u, outside "
+                               "%u..%u", st[3], first, end - 1);
+            first = st[3] + 1;
+        } else {
+            first = end;
+        }
+    }
+    return 0;
 }
 
 static double event_seconds(cl_event ev)
@@ -678,28 +723,26 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     /* On CPU devices the whole step is one launch of bp_k_steps, except
      * the first step after an attach, whose separate kernels are timed to
      * share out the wall time of later steps among the phases. */
-    int team = o->team && o->team_steps > 0 && o->team_off < BP_OCL_TEAM_TRIES;
+    int team = o->team && o->team_steps > 0;
     o->team_steps++;
-    if (team) {
-        cl_uint checkin = 0;
-        failed = enqueue_team(o, run, &checkin, err, errlen);
-        rc = clFinish(o->q);
-        if (!failed && rc == CL_SUCCESS && checkin < BP_OCL_SYNC_OFF)
-            o->team_off = 0;
-        if (!failed && rc == CL_SUCCESS && checkin >= BP_OCL_SYNC_OFF) {
-            o->team_off++; /* called off before anything moved: run as kernels */
-            team = 0;
-            if (o->profile)
-                fprintf(stderr, "ballpit: opencl one-launch step called off (%zu groups did "
-                        "not all start); as separate kernels\n", o->groups);
-        }
-    }
+    if (team)
+        failed = run_team(o, run, err, errlen);
     /* The first sub-step carries profiling events: the per-phase times of
-     * one sub-step, times nsub, without an event per kernel per sub-step. */
-    cl_event ev[K_COUNT] = {0};
+     * one sub-step, times nsub, without an event per kernel per sub-step.
+     * Where later steps run in one launch and take their shares from this
+     * one, every sub-step carries them and the kernels' times are averaged
+     * (one sub-step's events alone vary by tens of percent). */
+    uint32_t timed = o->team && !team && run > 1 ? run : 1;
+    cl_event ev1[K_COUNT] = {0};
+    cl_event *ev = timed > 1 ? calloc((size_t)timed * K_COUNT, sizeof *ev) : NULL;
+    if (!ev) {
+        ev = ev1;
+        timed = 1;
+    }
     if (!team && !failed) {
         for (uint32_t s = 0; s < run && !failed; s++)
-            failed = enqueue_substep(o, s == 0, s + 1 == run, s == 0 ? ev : NULL, err, errlen);
+            failed = enqueue_substep(o, s == 0, s + 1 == run,
+                                     s < timed ? ev + (size_t)s * K_COUNT : NULL, err, errlen);
         rc = clFinish(o->q); /* the one wait of this step */
     }
     if (!failed && rc != CL_SUCCESS) {
@@ -712,17 +755,28 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         failed = 1;
     }
     double wall = bp_now() - t0;
-    double k[K_COUNT];
+    double k[K_COUNT] = {0};
     for (int i = 0; i < K_COUNT; i++) {
-        k[i] = failed ? 0.0 : event_seconds(ev[i]);
-        if (ev[i])
-            clReleaseEvent(ev[i]);
+        int count = 0;
+        for (uint32_t t = 0; t < timed; t++) {
+            cl_event e1 = ev[(size_t)t * K_COUNT + i];
+            if (!e1)
+                continue;
+            k[i] += failed ? 0.0 : event_seconds(e1);
+            count++;
+            clReleaseEvent(e1);
+        }
+        k[i] = count ? k[i] / count : 0.0; /* one sub-step's */
     }
+    if (ev != ev1)
+        free(ev);
     if (failed)
         return broke(o, err);
     if (o->profile && team)
-        fprintf(stderr, "ballpit: opencl step of %u balls in one launch, %zu groups: wall %.1f "
-                "us per sub-step\n", o->n, o->groups, wall * 1e6 / nsub);
+        fprintf(stderr, "ballpit: opencl step of %u balls by bp_k_steps, %zu groups: %d "
+                "launch%s, %d called off; wall %.1f us per sub-step\n", o->n, o->groups,
+                o->team_launches, o->team_launches == 1 ? "" : "es", o->team_off,
+                wall * 1e6 / nsub);
     else if (o->profile) { /* BALLPIT_OCL_PROFILE=1: each kernel of one sub-step */
         fprintf(stderr, "ballpit: opencl sub-step of %u balls, %u cells, local %zu (us):", o->n,
                 o->ncells, o->local);

@@ -98,12 +98,14 @@ static int lanes_same_bits(void)
     return 0;
 }
 
-/* A step in one launch whose work-groups wait for each other by spinning
- * (bp_k_steps, the default on CPU devices) gives the bits of the separate
- * kernels (BALLPIT_OCL_SYNC=kernels), with 1 and 2 groups, and with 5,
- * more than PoCL has threads, where the groups cannot all start, the
- * launch is called off and the step runs as kernels. Rain and a pile,
- * 15 frames: every step after the first is one launch. */
+/* Steps by bp_k_steps, whose work-groups wait for each other by spinning
+ * (the default on CPU devices), give the bits of the separate kernels
+ * (BALLPIT_OCL_SYNC=kernels): with 1 and 2 groups; with 2 groups that wait
+ * for each other 1 turn (BALLPIT_OCL_PATIENCE), so that nearly every
+ * launch ends at its first barrier and the next one takes over; and with
+ * 5, more than PoCL has threads, where the groups cannot all start, every
+ * launch is called off and one group runs the sub-step. Rain and a pile,
+ * 15 frames; every step after the first runs by bp_k_steps. */
 static int one_launch_same_bits(void)
 {
     bp_engine *probe = t_ocl_engine_or_skip();
@@ -111,7 +113,7 @@ static int one_launch_same_bits(void)
         return BP_TEST_SKIP;
     bp_engine_destroy(probe);
     bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
-    static const char *const groups[] = {"1", "2", "5"};
+    static const char *const groups[] = {"1", "2", "2", "5"}, *const patience[] = {"", "", "1", ""};
     for (int k = 0; k < 2; k++) {
         bp_world *w = worlds[k];
         ENSURE(w != NULL);
@@ -120,8 +122,9 @@ static int one_launch_same_bits(void)
         ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
         ENSURE(a != NULL);
         ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
-        for (int g = 0; g < 3; g++) {
+        for (int g = 0; g < 4; g++) {
             ENSURE(setenv("BALLPIT_OCL_GROUPS", groups[g], 1) == 0);
+            ENSURE(setenv("BALLPIT_OCL_PATIENCE", patience[g], 1) == 0);
             bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
             ENSURE(b != NULL);
             ENSURE(t_same_bits(a, b));
@@ -129,6 +132,7 @@ static int one_launch_same_bits(void)
         }
         unsetenv("BALLPIT_OCL_SYNC");
         unsetenv("BALLPIT_OCL_GROUPS");
+        unsetenv("BALLPIT_OCL_PATIENCE");
         bp_world_destroy(a);
         bp_world_destroy(w);
     }
