@@ -383,6 +383,9 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
 #ifndef BP_SYNC_BAR_PATIENCE
 #define BP_SYNC_BAR_PATIENCE BP_SYNC_PATIENCE
 #endif
+#ifndef BP_SYNC_LAG
+#define BP_SYNC_LAG 0u
+#endif
 
 typedef struct {
     volatile __global uint *sync;
@@ -408,24 +411,46 @@ static int bp_team_start(bp_team *t)
             spin = 0u; /* someone checked in meanwhile: look again */
         }
     }
-    (void)atomic_add(&s[0], 0u); /* later loads stay after the wait */
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* later loads stay after the wait */
     return 1;
 }
 
 /* The barrier after pass q: 1 when all groups are through, 0 when the
- * launch ends here. */
+ * launch ends here. A group arrives by compare-and-swap, so once the stop
+ * flag is set the count stays short and no group passes this barrier. A
+ * group that sees its barrier complete goes on even if the flag is set
+ * meanwhile: then the stop is at the next barrier, and the next pass needs
+ * this group (the grid build is group 0's alone, and each group leaves its
+ * speed maximum in its slot). */
 static int bp_team_barrier(bp_team *t, uint q)
 {
     volatile __global uint *s = t->sync;
     t->bar += t->G;
-    if (atomic_inc(&s[1]) & BP_SYNC_STOP) /* earlier stores are visible before it */
-        return 0;
-    for (uint spin = 0u;; spin++) {
-        uint v = s[1];
+    /* OpenCL 1.2's atomics order nothing else (PoCL's are relaxed): the
+     * fences keep this pass's stores before the arrival, and the next
+     * pass's loads after the wait. */
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    for (uint v = s[1];;) {
         if (v & BP_SYNC_STOP)
             return 0;
-        if (v >= t->bar)
+        uint w = atomic_cmpxchg(&s[1], v, v + 1u);
+        if (w == v)
             break;
+        v = w;
+    }
+#if BP_SYNC_LAG
+    /* Tests: group 0 looks late, as if its thread had been descheduled
+     * after arriving (BALLPIT_OCL_LAG). */
+    if (t->g == 0u)
+        for (volatile uint k = 0u; k < BP_SYNC_LAG; k++)
+            ;
+#endif
+    for (uint spin = 0u;; spin++) {
+        uint v = s[1];
+        if ((v & ~BP_SYNC_STOP) >= t->bar)
+            break;
+        if (v & BP_SYNC_STOP)
+            return 0;
         if (spin >= BP_SYNC_BAR_PATIENCE) {
             if (atomic_cmpxchg(&s[1], v, v | BP_SYNC_STOP) == v) {
                 s[3] = q;
@@ -434,7 +459,7 @@ static int bp_team_barrier(bp_team *t, uint q)
             spin = 0u;
         }
     }
-    (void)atomic_add(&s[1], 0u);
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
     return 1;
 }
 

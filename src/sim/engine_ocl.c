@@ -253,6 +253,22 @@ static void show_build_log(ocl_engine *o)
     free(log);
 }
 
+/* A count of spin turns from environment variable `name` into *out, if
+ * set: lo..2^30. */
+static int env_turns(const char *name, unsigned long lo, unsigned long *out, char *err,
+                     size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end = NULL;
+    unsigned long t = strtoul(v, &end, 10);
+    if (*end != '\0' || v[0] == '-' || t < lo || t > (1ul << 30))
+        return bp_fail(err, errlen, "OpenCL: %s=%s is not %lu..1073741824", name, v, lo);
+    *out = t;
+    return 0;
+}
+
 static int build_program(ocl_engine *o, char *err, size_t errlen)
 {
     cl_int rc;
@@ -293,22 +309,20 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * before it ends the launch, in turns of its spin loop: as long as at
      * the check-in, 2^19, about 0.35 ms on this machine's PoCL (OpenMP's
      * threads spin about as long before they sleep). BALLPIT_OCL_PATIENCE=T
-     * overrides (tests: 1 ends nearly every launch at its first barrier). */
-    unsigned long patience = 1ul << 19;
-    const char *penv = getenv("BALLPIT_OCL_PATIENCE");
-    if (penv && *penv) {
-        char *end = NULL;
-        patience = strtoul(penv, &end, 10);
-        if (*end != '\0' || patience < 1 || patience > (1ul << 30))
-            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_PATIENCE=%s is not 1..1073741824",
-                           penv);
-    }
+     * overrides (tests: 1 ends nearly every launch at its first barrier);
+     * BALLPIT_OCL_LAG=T makes group 0 linger T turns after it arrives at
+     * a barrier (tests: a group that is late while the others end the
+     * launch at the next barrier). */
+    unsigned long patience = 1ul << 19, lag = 0;
+    if (env_turns("BALLPIT_OCL_PATIENCE", 1, &patience, err, errlen) ||
+        env_turns("BALLPIT_OCL_LAG", 0, &lag, err, errlen))
+        return -1;
     char opts[320];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
-             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu%s%s",
+             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
-             BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience,
+             BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag,
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");

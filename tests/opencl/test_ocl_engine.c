@@ -102,7 +102,10 @@ static int lanes_same_bits(void)
  * (the default on CPU devices), give the bits of the separate kernels
  * (BALLPIT_OCL_SYNC=kernels): with 1 and 2 groups; with 2 groups that wait
  * for each other 1 turn (BALLPIT_OCL_PATIENCE), so that nearly every
- * launch ends at its first barrier and the next one takes over; and with
+ * launch ends at its first barrier and the next one takes over; with 2
+ * groups where group 0 lingers after each arrival (BALLPIT_OCL_LAG) while
+ * group 1 soon ends the launch at the next barrier, which group 0 must
+ * still reach, having done its part of the pass between; and with
  * 5, more than PoCL has threads, where the groups cannot all start, every
  * launch is called off and one group runs the sub-step. Rain and a pile,
  * 15 frames; every step after the first runs by bp_k_steps. */
@@ -113,7 +116,10 @@ static int one_launch_same_bits(void)
         return BP_TEST_SKIP;
     bp_engine_destroy(probe);
     bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
-    static const char *const groups[] = {"1", "2", "2", "5"}, *const patience[] = {"", "", "1", ""};
+    /* groups, patience at barriers (turns), group 0's lag after arriving */
+    static const char *const runs[][3] = {
+        {"1", "", ""}, {"2", "", ""}, {"2", "1", ""}, {"2", "1024", "1048576"}, {"5", "", ""},
+    };
     for (int k = 0; k < 2; k++) {
         bp_world *w = worlds[k];
         ENSURE(w != NULL);
@@ -122,9 +128,10 @@ static int one_launch_same_bits(void)
         ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
         ENSURE(a != NULL);
         ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
-        for (int g = 0; g < 4; g++) {
-            ENSURE(setenv("BALLPIT_OCL_GROUPS", groups[g], 1) == 0);
-            ENSURE(setenv("BALLPIT_OCL_PATIENCE", patience[g], 1) == 0);
+        for (size_t g = 0; g < sizeof runs / sizeof *runs; g++) {
+            ENSURE(setenv("BALLPIT_OCL_GROUPS", runs[g][0], 1) == 0);
+            ENSURE(setenv("BALLPIT_OCL_PATIENCE", runs[g][1], 1) == 0);
+            ENSURE(setenv("BALLPIT_OCL_LAG", runs[g][2], 1) == 0);
             bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
             ENSURE(b != NULL);
             ENSURE(t_same_bits(a, b));
@@ -133,6 +140,7 @@ static int one_launch_same_bits(void)
         unsetenv("BALLPIT_OCL_SYNC");
         unsetenv("BALLPIT_OCL_GROUPS");
         unsetenv("BALLPIT_OCL_PATIENCE");
+        unsetenv("BALLPIT_OCL_LAG");
         bp_world_destroy(a);
         bp_world_destroy(w);
     }
