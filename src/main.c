@@ -48,6 +48,7 @@ static int sandbox(const bp_cli *cli)
 
 int main(int argc, char **argv)
 {
+    bp_opencl_prepare(); /* before any thread starts */
     bp_cli cli;
     char err[512];
     if (bp_cli_parse(argc, argv, &cli, err, sizeof err) != 0) {

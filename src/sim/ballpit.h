@@ -206,5 +206,10 @@ void bp_engine_phase_times(const bp_engine *e, bp_phase_times *out);
 int bp_opencl_list_devices(FILE *f, char *err, size_t errlen);
 /// 1 when this binary was built with OpenCL support.
 int bp_opencl_built(void);
+/// Sets the environment defaults ballpit wants from OpenCL drivers
+/// (POCL_AFFINITY=1, unless set: docs/opencl.md). The OpenCL engine does
+/// it when it first loads OpenCL; a program with threads calls it first
+/// thing in main, as setenv must not race with other threads' getenv.
+void bp_opencl_prepare(void);
 
 #endif

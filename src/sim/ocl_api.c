@@ -19,8 +19,19 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 /* Non-empty until load_now succeeds, so a failed pthread_once reads as failure. */
 static char load_error[512] = "OpenCL: the ICD loader was not loaded";
 
+void bp_opencl_prepare(void)
+{
+    /* PoCL's worker threads pinned one to a core: unpinned, a thread woken
+     * for a launch is sometimes placed on the core that is busy and waits
+     * 1-5 ms for the other to pull it over, which makes the groups of
+     * bp_k_steps call the launch off (docs/opencl.md). overwrite = 0: a
+     * value the user set stays. */
+    setenv("POCL_AFFINITY", "1", 0);
+}
+
 static void load_now(void)
 {
+    bp_opencl_prepare(); /* before the driver reads its settings */
     /* The versioned name is what Debian's ocl-icd-libopencl1 installs; the
      * plain name covers loaders installed from source. */
     const char *names[] = {"libOpenCL.so.1", "libOpenCL.so"};

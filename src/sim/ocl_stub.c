@@ -24,6 +24,10 @@ int bp_opencl_list_devices(FILE *f, char *err, size_t errlen)
     return bp_fail(err, errlen, "%s", BP_OCL_NOT_BUILT);
 }
 
+void bp_opencl_prepare(void)
+{
+}
+
 int bp_opencl_built(void)
 {
     return 0;
