@@ -113,9 +113,10 @@ def main():
         return [tuple(int(v) for v in m) for m in re.findall(
             r'by bp_k_steps, \d+ groups: (\d+) launch(?:es)?, (\d+) called off', stderr)]
     if devices[0].rstrip().endswith('(CPU)'):
-        # PoCL's threads pinned (POCL_AFFINITY): unpinned, a woken thread
-        # may wait a few ms on the busy core, and the launch is called off
-        # (docs/opencl.md); this test runs alone (meson.build)
+        # PoCL's threads pinned (POCL_AFFINITY, ballpit's default, made
+        # sure of): unpinned, a woken thread may wait a few ms on the busy
+        # core and the launch is called off (docs/opencl.md); this test
+        # runs alone (meson.build)
         prof = {'BALLPIT_OCL_PROFILE': '1', 'POCL_AFFINITY': '1'}
         p = run([exe, '--headless', 'pile', '--frames', '10', '--backend', 'opencl'], prof,
                 unset=('BALLPIT_OCL_FAIL', 'BALLPIT_OCL_SYNC', 'BALLPIT_OCL_GROUPS'))
