@@ -253,19 +253,35 @@ static void show_build_log(ocl_engine *o)
     free(log);
 }
 
-/* A count of spin turns from environment variable `name` into *out, if
- * set: lo..2^30. */
-static int env_turns(const char *name, unsigned long lo, unsigned long *out, char *err,
-                     size_t errlen)
+/* The engine's tuning and test settings (BALLPIT_OCL_*), read when it is
+ * created. Unset or empty leaves *out as it is; a value out of place is
+ * refused with a one-line reason naming the variable. */
+
+/* A whole number lo..hi. */
+static int env_count(const char *name, unsigned long lo, unsigned long hi, unsigned long *out,
+                     char *err, size_t errlen)
 {
     const char *v = getenv(name);
     if (!v || !*v)
         return 0;
     char *end = NULL;
     unsigned long t = strtoul(v, &end, 10);
-    if (*end != '\0' || v[0] == '-' || t < lo || t > (1ul << 30))
-        return bp_fail(err, errlen, "OpenCL: %s=%s is not %lu..1073741824", name, v, lo);
+    if (*end != '\0' || v[0] == '-' || t < lo || t > hi)
+        return bp_fail(err, errlen, "OpenCL: %s=%s is not %lu..%lu", name, v, lo, hi);
     *out = t;
+    return 0;
+}
+
+/* One of two words: *flag = 1 for `one`, 0 for `zero`. */
+static int env_choice(const char *name, const char *one, const char *zero, int *flag, char *err,
+                      size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    if (strcmp(v, one) != 0 && strcmp(v, zero) != 0)
+        return bp_fail(err, errlen, "OpenCL: %s=%s is not %s or %s", name, v, one, zero);
+    *flag = strcmp(v, one) == 0;
     return 0;
 }
 
@@ -298,13 +314,10 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * less than 4, and 4 is faster on the rain and level on the pile
      * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8 overrides (tests,
      * tuning). */
-    int lanes = 4;
-    const char *lenv = getenv("BALLPIT_OCL_LANES");
-    if (lenv && *lenv) {
-        if (strcmp(lenv, "4") != 0 && strcmp(lenv, "8") != 0)
-            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LANES=%s is not 4 or 8", lenv);
-        lanes = lenv[0] - '0';
-    }
+    int four = 1;
+    if (env_choice("BALLPIT_OCL_LANES", "4", "8", &four, err, errlen))
+        return -1;
+    const int lanes = four ? 4 : 8;
     /* How long a group of bp_k_steps waits for the others at a barrier
      * before it ends the launch, in turns of its spin loop: as long as at
      * the check-in, 2^19, about 0.35 ms on this machine's PoCL (OpenMP's
@@ -314,8 +327,8 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * a barrier (tests: a group that is late while the others end the
      * launch at the next barrier). */
     unsigned long patience = 1ul << 19, lag = 0;
-    if (env_turns("BALLPIT_OCL_PATIENCE", 1, &patience, err, errlen) ||
-        env_turns("BALLPIT_OCL_LAG", 0, &lag, err, errlen))
+    if (env_count("BALLPIT_OCL_PATIENCE", 1, 1ul << 30, &patience, err, errlen) ||
+        env_count("BALLPIT_OCL_LAG", 0, 1ul << 30, &lag, err, errlen))
         return -1;
     char opts[320];
     snprintf(opts, sizeof opts,
@@ -353,17 +366,12 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
     }
     /* The per-ball local size must be a power of two (tree reduction) and
      * within what the device allows for these kernels. */
-    size_t lim = BP_OCL_LOCAL;
     /* BALLPIT_OCL_LOCAL=L overrides the per-ball local size (tuning only;
      * rounded down to a power of two, within the device's limit). */
-    const char *env = getenv("BALLPIT_OCL_LOCAL");
-    if (env && *env) {
-        char *end = NULL;
-        long want = strtol(env, &end, 10);
-        if (*end != '\0' || want < 1 || want > 4096)
-            return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LOCAL=%s is not 1..4096", env);
-        lim = (size_t)want;
-    }
+    unsigned long want = BP_OCL_LOCAL;
+    if (env_count("BALLPIT_OCL_LOCAL", 1, 4096, &want, err, errlen))
+        return -1;
+    size_t lim = want;
     for (int k = 0; k < K_COUNT; k++) {
         size_t wg = 0;
         if (clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg,
@@ -966,61 +974,30 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
      * elsewhere (kernels/ballpit.cl, bp_k_grid_serial, says why);
      * BALLPIT_OCL_GRID=serial|parallel overrides, so tests run both. */
     o->grid_serial = (d.type & CL_DEVICE_TYPE_CPU) != 0;
-    const char *grid = getenv("BALLPIT_OCL_GRID");
-    if (grid && *grid) {
-        if (strcmp(grid, "serial") == 0)
-            o->grid_serial = 1;
-        else if (strcmp(grid, "parallel") == 0)
-            o->grid_serial = 0;
-        else {
-            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_GRID=%s is not serial or parallel", grid);
-            goto fail;
-        }
-    }
+    if (env_choice("BALLPIT_OCL_GRID", "serial", "parallel", &o->grid_serial, err, errlen))
+        goto fail;
     /* A step in one launch (bp_k_steps) on CPU devices, where a kernel
      * boundary costs a sleep and a wake of the runtime's threads; separate
      * kernels on GPUs, whose work-groups must not wait for each other.
      * One group per compute unit, no more than the machine's processors
      * (a group spins while it waits). BALLPIT_OCL_SYNC=spin|kernels and
-     * BALLPIT_OCL_GROUPS=G override (tests, tuning). */
+     * BALLPIT_OCL_GROUPS=G override, BALLPIT_OCL_CHUNK=C fixes the balls a
+     * group takes at a time (tests, tuning). */
     o->team = (d.type & CL_DEVICE_TYPE_CPU) != 0;
-    const char *sync = getenv("BALLPIT_OCL_SYNC");
-    if (sync && *sync) {
-        if (strcmp(sync, "spin") == 0)
-            o->team = 1;
-        else if (strcmp(sync, "kernels") == 0)
-            o->team = 0;
-        else {
-            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_SYNC=%s is not spin or kernels", sync);
-            goto fail;
-        }
-    }
+    if (env_choice("BALLPIT_OCL_SYNC", "spin", "kernels", &o->team, err, errlen))
+        goto fail;
     cl_uint cus = 1;
     if (clGetDeviceInfo(o->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL) !=
             CL_SUCCESS || cus < 1)
         cus = 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    o->groups = cores >= 1 && (long)cus > cores ? (size_t)cores : cus;
-    const char *genv = getenv("BALLPIT_OCL_GROUPS");
-    if (genv && *genv) {
-        char *end = NULL;
-        long want = strtol(genv, &end, 10);
-        if (*end != '\0' || want < 1 || want > 256) {
-            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_GROUPS=%s is not 1..256", genv);
-            goto fail;
-        }
-        o->groups = (size_t)want;
-    }
-    const char *cenv = getenv("BALLPIT_OCL_CHUNK");
-    if (cenv && *cenv) {
-        char *end = NULL;
-        long want = strtol(cenv, &end, 10);
-        if (*end != '\0' || want < 1 || want > (1L << 24)) {
-            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_CHUNK=%s is not 1..16777216", cenv);
-            goto fail;
-        }
-        o->chunk_set = (cl_uint)want;
-    }
+    unsigned long groups = cores >= 1 && (long)cus > cores ? (unsigned long)cores : cus;
+    unsigned long chunk = 0; /* 0: derived from the ball count at attach */
+    if (env_count("BALLPIT_OCL_GROUPS", 1, 256, &groups, err, errlen) ||
+        env_count("BALLPIT_OCL_CHUNK", 1, 1ul << 24, &chunk, err, errlen))
+        goto fail;
+    o->groups = groups;
+    o->chunk_set = (cl_uint)chunk;
     return &o->base;
 fail:
     ocl_destroy(&o->base);

@@ -70,10 +70,13 @@ static int determinism_parallel_grid(void)
     return rc;
 }
 
-/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
- * asked) gives the same bits: every lane does the scalar operations and
- * the lanes are summed in neighbour order. Rain and a pile: impacts, deep overlaps and springs. */
-static int lanes_same_bits(void)
+/* A rain (1,500 balls) and a pile (700), 15 frames on the OpenCL engine
+ * under each set of settings in turn (NAME, VALUE pairs, ended by NULL;
+ * each set's variables are unset after its run): every run ends in the
+ * bits of the first, which must have moved. Impacts, deep overlaps and
+ * springs. */
+#define T_SET_MAX 9
+static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t nsets)
 {
     bp_engine *probe = t_ocl_engine_or_skip();
     if (!probe)
@@ -81,21 +84,39 @@ static int lanes_same_bits(void)
     bp_engine_destroy(probe);
     bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
     for (int k = 0; k < 2; k++) {
-        bp_world *w = worlds[k];
+        bp_world *w = worlds[k], *first = NULL;
         ENSURE(w != NULL);
-        ENSURE(setenv("BALLPIT_OCL_LANES", "4", 1) == 0);
-        bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 15);
-        ENSURE(setenv("BALLPIT_OCL_LANES", "8", 1) == 0);
-        bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
-        unsetenv("BALLPIT_OCL_LANES");
-        ENSURE(a != NULL && b != NULL);
-        ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
-        ENSURE(t_same_bits(a, b));
-        bp_world_destroy(a);
-        bp_world_destroy(b);
+        for (size_t i = 0; i < nsets; i++) {
+            for (int v = 0; sets[i][v]; v += 2)
+                ENSURE(setenv(sets[i][v], sets[i][v + 1], 1) == 0);
+            bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+            for (int v = 0; sets[i][v]; v += 2)
+                unsetenv(sets[i][v]);
+            ENSURE(b != NULL);
+            if (!first) {
+                ENSURE(t_compare(w, b).pos > 1.0); /* it did move */
+                first = b;
+                continue;
+            }
+            ENSURE(t_same_bits(first, b));
+            bp_world_destroy(b);
+        }
+        bp_world_destroy(first);
         bp_world_destroy(w);
     }
     return 0;
+}
+
+/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
+ * asked) gives the same bits: every lane does the scalar operations and
+ * the lanes are summed in neighbour order. */
+static int lanes_same_bits(void)
+{
+    static const char *const sets[][T_SET_MAX] = {
+        {"BALLPIT_OCL_LANES", "4", NULL},
+        {"BALLPIT_OCL_LANES", "8", NULL},
+    };
+    return same_bits_across_settings(sets, sizeof sets / sizeof *sets);
 }
 
 /* Steps by bp_k_steps, whose work-groups wait for each other by spinning
@@ -107,44 +128,21 @@ static int lanes_same_bits(void)
  * group 1 soon ends the launch at the next barrier, which group 0 must
  * still reach, having done its part of the pass between; and with
  * 5, more than PoCL has threads, where the groups cannot all start, every
- * launch is called off and one group runs the sub-step. Rain and a pile,
- * 15 frames; every step after the first runs by bp_k_steps. */
+ * launch is called off and one group runs the sub-step. Every step after
+ * the first runs by bp_k_steps. */
 static int one_launch_same_bits(void)
 {
-    bp_engine *probe = t_ocl_engine_or_skip();
-    if (!probe)
-        return BP_TEST_SKIP;
-    bp_engine_destroy(probe);
-    bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
-    /* groups, patience at barriers (turns), group 0's lag after arriving */
-    static const char *const runs[][3] = {
-        {"1", "", ""}, {"2", "", ""}, {"2", "1", ""}, {"2", "1024", "1048576"}, {"5", "", ""},
+#define T_SPIN(groups) "BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", groups
+    static const char *const sets[][T_SET_MAX] = {
+        {"BALLPIT_OCL_SYNC", "kernels", NULL},
+        {T_SPIN("1"), NULL},
+        {T_SPIN("2"), NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1024", "BALLPIT_OCL_LAG", "1048576", NULL},
+        {T_SPIN("5"), NULL},
     };
-    for (int k = 0; k < 2; k++) {
-        bp_world *w = worlds[k];
-        ENSURE(w != NULL);
-        ENSURE(setenv("BALLPIT_OCL_SYNC", "kernels", 1) == 0);
-        bp_world *a = t_run_clone(BP_BACKEND_OPENCL, w, 15);
-        ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
-        ENSURE(a != NULL);
-        ENSURE(t_compare(w, a).pos > 1.0); /* it did move */
-        for (size_t g = 0; g < sizeof runs / sizeof *runs; g++) {
-            ENSURE(setenv("BALLPIT_OCL_GROUPS", runs[g][0], 1) == 0);
-            ENSURE(setenv("BALLPIT_OCL_PATIENCE", runs[g][1], 1) == 0);
-            ENSURE(setenv("BALLPIT_OCL_LAG", runs[g][2], 1) == 0);
-            bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
-            ENSURE(b != NULL);
-            ENSURE(t_same_bits(a, b));
-            bp_world_destroy(b);
-        }
-        unsetenv("BALLPIT_OCL_SYNC");
-        unsetenv("BALLPIT_OCL_GROUPS");
-        unsetenv("BALLPIT_OCL_PATIENCE");
-        unsetenv("BALLPIT_OCL_LAG");
-        bp_world_destroy(a);
-        bp_world_destroy(w);
-    }
-    return 0;
+#undef T_SPIN
+    return same_bits_across_settings(sets, sizeof sets / sizeof *sets);
 }
 
 /* One step split in many calls gives the same state as one call: the
