@@ -430,6 +430,17 @@ static int bp_team_barrier(bp_team *t, uint q)
      * fences keep this pass's stores before the arrival, and the next
      * pass's loads after the wait. */
     mem_fence(CLK_GLOBAL_MEM_FENCE);
+#if BP_SYNC_LAG
+    /* Tests (BALLPIT_OCL_LAG): group 0 arrives last, then looks late, as
+     * if its thread were descheduled just after its arrival completed the
+     * barrier. The others go on through the next pass and end the launch
+     * at the barrier after it (when their patience is shorter than the
+     * lag): after the move pass, that next pass is the grid build, which
+     * only group 0 does. */
+    if (t->g == 0u)
+        for (uint v = s[1]; !(v & BP_SYNC_STOP) && v + 1u < t->bar; v = s[1])
+            ;
+#endif
     for (uint v = s[1];;) {
         if (v & BP_SYNC_STOP)
             return 0;
@@ -439,8 +450,6 @@ static int bp_team_barrier(bp_team *t, uint q)
         v = w;
     }
 #if BP_SYNC_LAG
-    /* Tests: group 0 looks late, as if its thread had been descheduled
-     * after arriving (BALLPIT_OCL_LAG). */
     if (t->g == 0u)
         for (volatile uint k = 0u; k < BP_SYNC_LAG; k++)
             ;

@@ -124,9 +124,11 @@ static int lanes_same_bits(void)
  * (BALLPIT_OCL_SYNC=kernels): with 1 and 2 groups; with 2 groups that wait
  * for each other 1 turn (BALLPIT_OCL_PATIENCE), so that nearly every
  * launch ends at its first barrier and the next one takes over; with 2
- * groups where group 0 lingers after each arrival (BALLPIT_OCL_LAG) while
- * group 1 soon ends the launch at the next barrier, which group 0 must
- * still reach, having done its part of the pass between; and with
+ * groups where group 0 arrives last at every barrier and then lingers
+ * 2^21 turns (BALLPIT_OCL_LAG) while group 1 goes on and, after 2^18
+ * turns, ends the launch at the next barrier, which group 0 must still
+ * reach, having done its part of the pass between (after the move pass:
+ * the grid build); and with
  * 5, more than PoCL has threads, where the groups cannot all start, every
  * launch is called off and one group runs the sub-step. Every step after
  * the first runs by bp_k_steps. */
@@ -138,7 +140,7 @@ static int one_launch_same_bits(void)
         {T_SPIN("1"), NULL},
         {T_SPIN("2"), NULL},
         {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1", NULL},
-        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1024", "BALLPIT_OCL_LAG", "1048576", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "262144", "BALLPIT_OCL_LAG", "2097152", NULL},
         {T_SPIN("5"), NULL},
     };
 #undef T_SPIN
