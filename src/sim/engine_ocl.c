@@ -557,7 +557,10 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     chunk = chunk < BP_OCL_CHUNK_MIN ? BP_OCL_CHUNK_MIN : chunk;
     chunk = chunk > BP_OCL_CHUNK_MAX ? BP_OCL_CHUNK_MAX : chunk;
     o->chunk = o->chunk_set ? o->chunk_set : (cl_uint)chunk;
-    /* arguments 1-3 and 6 (the passes, the groups' slots) are set per launch */
+    /* arguments 1-3, the passes of a launch and the step's sub-steps, are
+     * set by run_team; 6, the groups' slots of speed maxima, is every
+     * group's even when a launch has only one */
+    const cl_uint slots = (cl_uint)o->groups;
     static const int steps_bufs[] = {B_SYNC,   B_X,    B_Y,      B_VX,   B_VY,  B_R,
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
                                      B_SPOS,   B_BEST, B_NVX,    B_NVY,  B_CPX, B_CPY,
@@ -566,6 +569,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
     a |= set_arg(o, K_STEPS, 4, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_STEPS, 5, sizeof o->chunk, &o->chunk, err, errlen);
+    a |= set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen);
     a |= SET_MEMS(o, K_STEPS, 7, steps_bufs, err, errlen);
     if (a) {
         o->attached = 0;
@@ -630,9 +634,11 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
 static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
 {
     static const cl_uint zero[4] = {0};
-    const cl_uint total = 1u + 5u * nsub, slots = (cl_uint)o->groups, ns = nsub;
+    const cl_uint total = 1u + 5u * nsub, ns = nsub;
     cl_uint first = 0;
     o->team_launches = o->team_off = 0;
+    if (set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen))
+        return -1;
     int alone = 0; /* the last launch was called off */
     while (first < total) {
         cl_uint st[4] = {0};
@@ -645,8 +651,6 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
         if (set_arg(o, K_STEPS, 1, sizeof first, &first, err, errlen) ||
             set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
-            set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen) ||
-            set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen) ||
             enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
             return -1;
         rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0, sizeof st, st, 0, NULL, NULL);
