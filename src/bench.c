@@ -15,6 +15,10 @@
 #include "bp_util.h"
 #include "scene_io.h"
 
+#ifdef BP_HAVE_SDL
+#include "app/drawbench.h"
+#endif
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,8 @@
 /* Timed frames of a row when --bench-frames is not given: 1 s simulated. */
 #define BENCH_FRAMES 33
 #define BENCH_WARMUP_FRAMES 3
+/* Balls of the drawing row when --bench-draw is not given (issue 6). */
+#define BENCH_DRAW_N 100000L
 /* Pile row size (the issue's dense case). */
 #define BENCH_PILE_N 50000u
 
@@ -146,6 +152,7 @@ typedef struct bench_row {
     bp_phase_times phase_ms;   /* per frame, milliseconds */
     double read_ms;            /* the final read-back, once */
     uint32_t escaped, nonfinite;
+    double bytes_per_ball;     /* the world's ball state and the engine's memory, per ball */
 } bench_row;
 
 /* Runs one row. Returns 0, or -1 with a reason (engine_missing set when the
@@ -211,6 +218,11 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     row->phase_ms.ball_contacts = sum.ball_contacts * k;
     row->phase_ms.static_contacts = sum.static_contacts * k;
     row->phase_ms.readback = sum.readback * k;
+    /* The world's per-ball arrays (x, y, vx, vy, r, m, contacts) and all
+     * the engine holds: issue 6's "engine state and broad phase". */
+    size_t world_ball = 4 * sizeof *w->x + sizeof *w->r + sizeof *w->m + sizeof *w->contacts;
+    row->bytes_per_ball =
+        ((double)world_ball * w->count + (double)bp_engine_memory(e)) / (double)w->count;
     row->escaped = st.escaped;
     row->nonfinite = st.nonfinite;
     rc = 0;
@@ -222,17 +234,18 @@ out:
 
 static void print_header(FILE *f)
 {
-    fprintf(f, "%-5s %8s %-7s %-22s %9s %12s %8s | %8s %8s %8s %8s %8s\n", "scene", "N",
+    fprintf(f, "%-5s %8s %-7s %-22s %9s %12s %8s | %8s %8s %8s %8s %8s | %6s\n", "scene", "N",
             "backend", "device", "ms/frame", "ball-steps/s", "realtime", "integr", "grid",
-            "balls", "static", "readback");
+            "balls", "static", "readback", "B/ball");
 }
 
 static void print_row(FILE *f, const bench_row *r)
 {
-    fprintf(f, "%-5s %8u %-7s %-22.22s %9.2f %12.4g %7.2fx | %8.2f %8.2f %8.2f %8.2f %8.2f\n",
+    fprintf(f,
+            "%-5s %8u %-7s %-22.22s %9.2f %12.4g %7.2fx | %8.2f %8.2f %8.2f %8.2f %8.2f | %6.1f\n",
             r->scene, r->n, r->backend, r->device, r->ms_per_frame, r->ball_steps_per_s,
             r->realtime, r->phase_ms.integrate, r->phase_ms.grid, r->phase_ms.ball_contacts,
-            r->phase_ms.static_contacts, r->phase_ms.readback);
+            r->phase_ms.static_contacts, r->phase_ms.readback, r->bytes_per_ball);
     if (r->escaped || r->nonfinite)
         fprintf(f, "      warning: %u balls escaped, %u non-finite after the row\n",
                 r->escaped, r->nonfinite);
@@ -284,6 +297,7 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores)
         { "static_contacts_ms", r->phase_ms.static_contacts },
         { "readback_ms", r->phase_ms.readback },
         { "final_read_ms", r->read_ms },
+        { "bytes_per_ball", r->bytes_per_ball },
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
         fprintf(f, ",\"%s\":", nums[i].k);
@@ -295,6 +309,52 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores)
     fputs(",\"version\":", f);
     bp_json_string(f, BP_VERSION);
     fputs("}\n", f);
+}
+
+/* The drawing row: the sandbox's renderer on n balls, no simulation
+ * (src/app/drawbench.c). No display is not an error: the row is skipped
+ * with a note. Returns 0, or 1 when the drawing failed. */
+static int draw_row(const bp_cli *cli, long n, FILE *out, FILE *js, const char *cpu, long cores)
+{
+#ifdef BP_HAVE_SDL
+    int frames = (int)(cli->bench_frames > 0 ? cli->bench_frames : BENCH_FRAMES);
+    bp_draw_result d;
+    char err[512] = "";
+    int rc = bp_draw_bench((uint32_t)n, frames, &d, err, sizeof err);
+    if (rc == 1) {
+        fprintf(out, "(draw: skipped: %s)\n", err);
+        return 0;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "ballpit: bench draw %ld: %s\n", n, err);
+        return 1;
+    }
+    fprintf(out, "draw  %8ld balls, renderer %s (%s): balls %.2f ms a frame (the HUD's "
+            "\"draw\"), whole frame %.2f ms; medians of %d frames\n",
+            n, d.renderer, d.mode, d.batch_ms, d.frame_ms, frames);
+    if (js) {
+        fprintf(js, "{\"scene\":\"draw\",\"n\":%ld,\"backend\":\"sdl\",\"device\":", n);
+        bp_json_string(js, d.renderer);
+        fputs(",\"mode\":", js);
+        bp_json_string(js, d.mode);
+        fprintf(js, ",\"frames\":%d,\"draw_ms\":", frames);
+        bp_json_number(js, d.batch_ms);
+        fputs(",\"frame_ms\":", js);
+        bp_json_number(js, d.frame_ms);
+        fprintf(js, ",\"cores\":%ld,\"cpu\":", cores);
+        bp_json_string(js, cpu);
+        fputs(",\"version\":", js);
+        bp_json_string(js, BP_VERSION);
+        fputs("}\n", js);
+        fflush(js);
+    }
+    return 0;
+#else
+    (void)cli; (void)js; (void)cpu; (void)cores;
+    fprintf(out, "(draw: skipped: this ballpit was built without the sandbox window; %ld "
+            "balls not drawn)\n", n);
+    return 0;
+#endif
 }
 
 typedef struct json_buf {
@@ -385,6 +445,9 @@ int bp_bench_run(const bp_cli *cli)
             }
         }
     }
+    long draw_n = cli->bench_draw_set ? cli->bench_draw : cli->bench_sizes ? 0 : BENCH_DRAW_N;
+    if (draw_n > 0 && draw_row(cli, draw_n, out, js, cpu, cores) != 0)
+        status = status ? status : 1;
     if (js && !json_stdout) {
         if (fclose(js) != 0) {
             fprintf(stderr, "ballpit: --bench-json: out of memory\n");

@@ -27,7 +27,7 @@ enum {
 
 typedef enum opt_id {
     O_HEADLESS, O_FRAMES, O_BACKEND, O_THREADS, O_DEVICE, O_DUMP, O_STATS,
-    O_BENCH, O_BENCH_SIZES, O_BENCH_FRAMES, O_BENCH_JSON, O_LIST_DEVICES,
+    O_BENCH, O_BENCH_SIZES, O_BENCH_FRAMES, O_BENCH_JSON, O_BENCH_DRAW, O_LIST_DEVICES,
     O_SCREENSHOT_DIR, O_FONT, O_SAVE_TO, O_SCREENSHOT_AFTER, O_SCREENSHOT_PATH,
     O_STATE_FILE, O_WINDOW, O_COUNT
 } opt_id;
@@ -50,6 +50,7 @@ static const opt_def opts[O_COUNT] = {
     [O_BENCH_SIZES] = { "bench-sizes", 1, M_BENCH },
     [O_BENCH_FRAMES] = { "bench-frames", 1, M_BENCH },
     [O_BENCH_JSON] = { "bench-json", 1, M_BENCH },
+    [O_BENCH_DRAW] = { "bench-draw", 1, M_BENCH },
     [O_LIST_DEVICES] = { "list-devices", 0, M_LIST },
     [O_SCREENSHOT_DIR] = { "screenshot-dir", 1, M_SANDBOX },
     [O_FONT] = { "font", 1, M_SANDBOX },
@@ -244,6 +245,12 @@ static int apply(bp_cli *out, int id, const char *v, char *err, size_t errlen)
         return 0;
     case O_BENCH_JSON:
         out->bench_json = v;
+        return 0;
+    case O_BENCH_DRAW:
+        if (parse_long("bench-draw", v, 0, BP_MAX_BALLS, &n, err, errlen))
+            return 2;
+        out->bench_draw = n;
+        out->bench_draw_set = 1;
         return 0;
     case O_SCREENSHOT_DIR:
         out->screenshot_dir = v;
@@ -446,6 +453,8 @@ void bp_cli_usage(FILE *f)
         "  --bench-sizes LIST     rain sizes, e.g. 1000,10k,1M\n"
         "  --bench-frames N       timed frames per row (default 33: 1 s simulated)\n"
         "  --bench-json PATH      also write one JSON object per row (- = stdout)\n"
+        "  --bench-draw N         also time the sandbox drawing N balls, 0 = not\n"
+        "                         (needs a display; default 100000 without --bench-sizes)\n"
         "\n"
         "Sandbox:\n"
         "  --window WxH           window size in pixels (default 1280x720)\n"

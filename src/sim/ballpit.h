@@ -200,6 +200,10 @@ typedef struct bp_phase_times {
     double integrate, grid, ball_contacts, static_contacts, readback;
 } bp_phase_times;
 void bp_engine_phase_times(const bp_engine *e, bp_phase_times *out);
+/// Bytes the engine holds for the attached world besides the world's own
+/// arrays: its scratch and broad phase (host memory for the CPU engine,
+/// device buffers for OpenCL), as allocated. 0 before the first attach.
+size_t bp_engine_memory(const bp_engine *e);
 
 /// Lists OpenCL devices ("N: platform / device (type)") to f. Returns the
 /// number of devices, or -1 with a reason when OpenCL is unusable.

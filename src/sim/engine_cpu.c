@@ -43,7 +43,10 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
 {
     if (n <= c->cap && c->sorted) /* allocated even for no balls: attach clears the slack */
         return 0;
-    size_t cap = n < 1024 ? 1024 : (size_t)n + n / 4, f = sizeof(float);
+    /* The first world's size exactly; 25% more when a world grows (a
+     * sandbox pouring balls does not reallocate every frame). */
+    size_t cap = c->sorted ? (size_t)n + n / 4 : n, f = sizeof(float);
+    cap = cap < 1024 ? 1024 : cap;
     if (grow((void **)&c->nvx, cap * f) || grow((void **)&c->nvy, cap * f) ||
         grow((void **)&c->cpx, cap * f) || grow((void **)&c->cpy, cap * f) ||
         grow((void **)&c->cell, cap * 4) ||
@@ -76,6 +79,10 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         c->cell_start = s;
         c->cell_cap = ncells + 1;
     }
+    /* 4 float arrays, cell (best), ncontact; sorted and spos with their pad */
+    c->base.bytes = (size_t)c->cap * (4 * sizeof(float) + 4 + 1) +
+                    ((size_t)c->cap + BP_SCREEN_PAD) * (4 + 2 * sizeof(float)) +
+                    (size_t)c->cell_cap * 4 + ((size_t)c->sg.cap_cells + c->sg.cap_list) * 4;
     return 0;
 }
 

@@ -25,6 +25,7 @@ struct bp_engine {
     int threads;
     char device[256];
     bp_phase_times times;
+    size_t bytes; /* held for the attached world (bp_engine_memory), set by attach */
 };
 
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);

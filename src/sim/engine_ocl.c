@@ -84,6 +84,7 @@ typedef struct ocl_engine {
     cl_kernel k[K_COUNT];
     cl_mem b[B_NUM];
     size_t cap[B_NUM];          /* elements allocated per buffer */
+    size_t bytes[B_NUM];        /* and bytes */
     size_t local;               /* per-ball local size */
     int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
@@ -148,11 +149,13 @@ static int reserve(ocl_engine *o, int which, size_t count, size_t size, char *er
         count = 1; /* CL rejects empty buffers */
     if (o->b[which] && o->cap[which] >= count)
         return 0;
-    size_t want = count + count / 4;
+    /* The first world's size exactly; 25% more when a world grows. */
+    size_t want = o->b[which] ? count + count / 4 : count;
     if (o->b[which]) {
         clReleaseMemObject(o->b[which]);
         o->b[which] = NULL;
         o->cap[which] = 0;
+        o->bytes[which] = 0;
     }
     cl_int rc = CL_SUCCESS;
     if (o->fault.alloc)
@@ -166,6 +169,7 @@ static int reserve(ocl_engine *o, int which, size_t count, size_t size, char *er
         return bp_ocl_fail(err, errlen, call, rc != CL_SUCCESS ? rc : CL_OUT_OF_RESOURCES);
     }
     o->cap[which] = want;
+    o->bytes[which] = want * size;
     return 0;
 }
 
@@ -472,6 +476,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->balls_version = w->balls_version;
     o->lines_version = w->lines_version;
     o->attached = 1;
+    o->base.bytes = 0;
+    for (int b = 0; b < B_NUM; b++)
+        o->base.bytes += o->bytes[b];
     o->broken = 0;
     o->read_backup = 0;
     o->team_steps = 0;

@@ -27,6 +27,12 @@ float bp_world_speed_hint(const bp_world *w)
     return (float)fmin(sqrt(v2), p->speed_cap);
 }
 
+/* Cells of the ball grid over a width x height box for a given cell side. */
+static double bp_grid_cells(float width, float height, double cell)
+{
+    return (ceil(width / cell) + 1.0) * (ceil(height / cell) + 1.0);
+}
+
 void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
 {
     const bp_params *p = &w->params;
@@ -52,13 +58,18 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
     P->rmax = bp_world_rmax(w);
     /* Cells of one diameter plus the relative travel of a sub-step at the
      * speed hint, so the usual search is the 3x3 cells around a ball (a
-     * faster ball makes bp_reach search further), but never more than about
-     * two cells per ball (memory). */
+     * faster ball makes bp_reach search further), but no more cells than
+     * BP_GRID_CELLS_PER_BALL per ball, or BP_GRID_MIN_CELLS in a small
+     * world (issue 6's memory budget; docs/benchmarks.md, "Memory"). */
     double cell = fmax(2.0 * P->rmax + 2.0 * bp_world_speed_hint(w) * P->h, 1.0);
+    double most = fmax(BP_GRID_CELLS_PER_BALL * w->count, (double)BP_GRID_MIN_CELLS);
     double area = (double)p->width * p->height;
-    double most = fmax(2.0 * w->count, 65536.0);
     if (area / (cell * cell) > most)
         cell = sqrt(area / most);
+    /* The grid has a column and a row past the box's edge: grow the cell
+     * until those fit in the budget too. */
+    while (bp_grid_cells(p->width, p->height, cell) > most)
+        cell *= 1.01;
     P->cell = (float)cell;
     P->inv_cell = (float)(1.0 / cell);
     P->gw = (int)ceil(p->width / cell) + 1;

@@ -23,6 +23,13 @@
 #endif
 #define BP_SPRING_RANGE 0.25f  /* deeper overlap (share of a radius): displacement */
 
+/* The ball grid's size: at most this many cells per ball (4 bytes each, on
+ * top of the CPU engine's 58 bytes per ball: 62.8 in all, 1% slower than
+ * the cells the speed hint asks for on the 10k rain), or this many in a
+ * world of few balls (docs/benchmarks.md, "Memory"). */
+#define BP_GRID_CELLS_PER_BALL 1.2
+#define BP_GRID_MIN_CELLS 4096u
+
 typedef struct bp_seggrid {
     uint32_t *start;  /* ncells + 1 offsets into list */
     uint32_t *list;   /* segment indices, ascending within each cell */

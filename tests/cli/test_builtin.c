@@ -148,6 +148,49 @@ static int test_pile_build(void)
     return 0;
 }
 
+/* Issue 6's memory budget: the CPU engine attached to the bench's worlds
+ * holds at most 64 bytes per ball together with the world's own ball
+ * arrays (x, y, vx, vy, r, m, contacts: 25), grids included, as
+ * `ballpit --bench` reports it; and a world that grows gets 25% slack,
+ * so a sandbox pouring balls does not reallocate every frame. */
+static int test_cpu_engine_memory(void)
+{
+    char err[256] = "";
+    static const struct { const char *scene; uint32_t n; } rows[] = {
+        { "rain", 10000 }, { "rain", 50000 }, { "rain", 200000 }, { "pile", 50000 },
+    };
+    const double world = 6 * sizeof(float) + 1;
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        bp_world *w = !strcmp(rows[k].scene, "pile") ? bp_pile_build(rows[k].n, err, sizeof err)
+                                                     : bp_rain_build(rows[k].n, err, sizeof err);
+        bp_engine *e = bp_engine_create(BP_BACKEND_CPU, NULL, err, sizeof err);
+        ENSURE(w && e);
+        ENSURE(bp_engine_memory(e) == 0);
+        ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+        double per_ball = world + (double)bp_engine_memory(e) / w->count;
+        fprintf(stderr, "%s %u: %.2f bytes per ball\n", rows[k].scene, w->count, per_ball);
+        /* the 33 bytes of per-ball scratch are all there, and the grids
+         * on top stay within the budget */
+        ENSURE(per_ball >= world + 33.0);
+        ENSURE(per_ball <= 64.0);
+        if (k == 0) {
+            /* one more ball: the engine grows to 1.25x, once */
+            size_t before = bp_engine_memory(e);
+            ENSURE(bp_world_add_ball(w, 5.0f, 5.0f, 0.0f, 0.0f, 2.0f, 0.0f, err, sizeof err) >= 0);
+            ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+            size_t grown = bp_engine_memory(e);
+            ENSURE(grown > before + 33 * (size_t)(w->count / 5));
+            ENSURE(bp_world_add_ball(w, 9.0f, 5.0f, 0.0f, 0.0f, 2.0f, 0.0f, err, sizeof err) >= 0);
+            ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+            ENSURE(bp_engine_memory(e) <= grown + 64);
+            ENSURE(bp_engine_step(e, w, 3, err, sizeof err) == 0);
+        }
+        bp_engine_destroy(e);
+        bp_world_destroy(w);
+    }
+    return 0;
+}
+
 static int test_parse_sizes(void)
 {
     uint32_t v[BP_BENCH_MAX_SIZES];
@@ -201,7 +244,11 @@ static int test_cli_parse_good(void)
     ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-sizes", "1k,2k", "--bench-frames",
                  "7", "--bench-json", "-", (const char *)NULL) == 0);
     ENSURE(c.mode == BP_MODE_BENCH && !strcmp(c.bench_sizes, "1k,2k") && c.bench_frames == 7);
-    ENSURE(!strcmp(c.bench_json, "-"));
+    ENSURE(!strcmp(c.bench_json, "-") && !c.bench_draw_set);
+    ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-draw", "0", (const char *)NULL) == 0);
+    ENSURE(c.bench_draw_set && c.bench_draw == 0);
+    ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-draw=100000", (const char *)NULL) == 0);
+    ENSURE(c.bench_draw_set && c.bench_draw == 100000);
     ENSURE(parse(&c, err, sizeof err, "my.scene", "--window", "800x600", "--font", "f.ttf",
                  "--screenshot-dir", "shots", "--save-to", "s.scene", "--screenshot-after",
                  "5", "--screenshot-path", "a.png", "--state-file", "st.json",
@@ -256,6 +303,9 @@ static int test_cli_parse_bad(void)
         { { "--fr\names" }, "unknown option '--fr?ames'" },
         { { "--bench", "--bench-sizes", "0" }, "--bench-sizes" },
         { { "--bench", "--bench-frames", "0" }, "--bench-frames: 0 is out of range" },
+        { { "--bench", "--bench-draw", "1e5" }, "--bench-draw: '1e5' is not a whole number" },
+        { { "--bench", "--bench-draw", "5000000" }, "--bench-draw: 5000000 is out of range" },
+        { { "--bench-draw", "10" }, "--bench-draw needs --bench" },
         { { "--bench", "rain" }, "unexpected argument 'rain' with --bench" },
         { { "--list-devices", "--threads", "2" }, "--threads cannot be used with --list-devices" },
         { { "a.scene", "b.scene" }, "more than one scene" },
@@ -318,6 +368,7 @@ int main(int argc, char **argv)
         BP_TEST(test_rain_build_matches_scene_file),
         BP_TEST(test_rain_build_scales),
         BP_TEST(test_pile_build),
+        BP_TEST(test_cpu_engine_memory),
         BP_TEST(test_parse_sizes),
         BP_TEST(test_cli_parse_good),
         BP_TEST(test_cli_parse_bad),

@@ -249,9 +249,12 @@ def test_bench_quick():
     for r in rows:
         for k in ["device", "threads", "frames", "ms_per_frame", "ball_steps_per_s",
                   "realtime_factor", "integrate_ms", "grid_ms", "ball_contacts_ms",
-                  "static_contacts_ms", "readback_ms"]:
+                  "static_contacts_ms", "readback_ms", "bytes_per_ball"]:
             check(k in r, "bench row lacks %s: %r" % (k, r))
         check(r["frames"] == 2 and r["ball_steps_per_s"] > 0, "row %r" % r)
+        # the world's 25 bytes per ball and the engine's 33 at least, plus
+        # the grids, which weigh more in a world of 300 balls
+        check(58 <= r["bytes_per_ball"] < 400, "bytes per ball: %r" % r)
     # --bench-json - : JSON lines alone on stdout, the table on stderr.
     rc, out, err = run(["--bench", "--backend", "cpu", "--bench-sizes", "200",
                         "--bench-frames", "1", "--bench-json", "-"])
