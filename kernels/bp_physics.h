@@ -170,6 +170,11 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
 
 /* "No hit" marker for times of impact measured as a fraction of a sweep. */
 #define BP_NO_HIT 2.0f
+/* Coulomb friction of a resting contact with static geometry (under
+ * gravity): the sliding speed loses this share of the normal speed the
+ * contact removes (docs/physics.md, "Friction on the floor"). Below the
+ * slope of the rain's ramps (0.107), so balls still slide down them. */
+#define BP_WALL_MU 0.05f
 /* At most this many bounces off static geometry per ball per sub-step. */
 #define BP_MAX_BOUNCES 4
 /* bp_contacts works off its list of neighbours when it holds this many. */
@@ -1174,6 +1179,16 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
             float k_ = (bounce_ ? 1.0f + P->e : 1.0f) * vn;
             ux -= k_ * nx;
             uy -= k_ * ny;
+            if (!bounce_ && P->rest_speed > 0.0f) {
+                /* resting: Coulomb friction against the sliding part */
+                float tx = ux - (ux * nx + uy * ny) * nx, ty = uy - (ux * nx + uy * ny) * ny;
+                float tl = BP_SQRT(tx * tx + ty * ty);
+                if (tl > 0.0f) {
+                    float f = BP_FMIN(tl, -BP_WALL_MU * vn) / tl;
+                    ux -= f * tx;
+                    uy -= f * ty;
+                }
+            }
         }
         left *= 1.0f - t;
         /* The rest of the displacement slides along what was hit (its
