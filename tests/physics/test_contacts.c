@@ -2,6 +2,7 @@
  * head-on swap, unequal masses (seed 003), mirror reflection off a slanted
  * segment (seeds 000/001), the corner formula (seed 002), borders. */
 #include "physics_common.h"
+#include "bp_physics.h" /* BP_WALL_MU */
 
 #include <math.h>
 
@@ -156,6 +157,48 @@ static int borders_reflect_with_restitution(void)
     return 0;
 }
 
+/* Friction on the floor (docs/physics.md): under gravity a ball sliding on
+ * the floor slows at mu g = 45 px/s^2 and stops; on a line steeper than mu
+ * a ball at rest slides down at g (sin a - mu cos a); on a line flatter
+ * than mu it stays where it is. */
+static int floor_friction_is_coulomb(void)
+{
+    const float g = 900.0f, mu = BP_WALL_MU;
+    bp_params p = bp_params_default(); /* g = 900 */
+    bp_world *w = bp_world_create(&p);
+    ENSURE(bp_world_add_ball(w, 200, p.height - 4.0f, 100, 0, 4, 0, NULL, 0) >= 0);
+    /* slope 0.2 (steeper than mu) and 0.03 (flatter), 4 px balls resting
+     * on them at rest; far from each other and from the walls */
+    float s1 = 0.2f, s2 = 0.03f;
+    ENSURE(bp_world_add_line(w, 400, 100, 1000, 100 + 600 * s1, NULL, 0) >= 0);
+    ENSURE(bp_world_add_line(w, 400, 400, 1000, 400 + 600 * s2, NULL, 0) >= 0);
+    float c1 = 1.0f / sqrtf(1.0f + s1 * s1), c2 = 1.0f / sqrtf(1.0f + s2 * s2);
+    /* centres one radius above the line, at x = 500 along it */
+    ENSURE(bp_world_add_ball(w, 500 + 4 * s1 * c1, 100 + 100 * s1 - 4 * c1, 0, 0, 4, 0, NULL,
+                             0) >= 0);
+    ENSURE(bp_world_add_ball(w, 500 + 4 * s2 * c2, 400 + 100 * s2 - 4 * c2, 0, 0, 4, 0, NULL,
+                             0) >= 0);
+    bp_engine *e = test_engine(w, 0);
+    if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
+    ENSURE(test_step(e, w, 33 * 30) == 0); /* 1 s */
+    fprintf(stderr, "after 1 s: floor vx %.2f; slope 0.2: speed %.2f; slope 0.03: speed %.3f\n",
+            (double)w->vx[0], (double)hypotf(w->vx[1], w->vy[1]),
+            (double)hypotf(w->vx[2], w->vy[2]));
+    ENSURE_NEAR(w->vx[0], 100.0f - mu * g, 2.0f);
+    float down = g * (s1 * c1 - mu * c1); /* g (sin a - mu cos a) */
+    ENSURE_NEAR(hypotf(w->vx[1], w->vy[1]), down, 0.05f * down);
+    ENSURE(w->vx[1] > 0.0f && w->vy[1] > 0.0f); /* down the slope */
+    ENSURE(hypotf(w->vx[2], w->vy[2]) < 0.5f);
+    float x2 = w->x[2];
+    ENSURE(test_step(e, w, 2 * 33 * 30) == 0); /* 3 s */
+    ENSURE(fabsf(w->vx[0]) < 0.5f);           /* stopped at about 2.2 s */
+    ENSURE_NEAR(w->x[0], 200.0f + 100.0f * 100.0f / (2.0f * mu * g), 3.0f);
+    ENSURE(fabsf(w->x[2] - x2) < 0.5f);       /* still where it was */
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
@@ -164,6 +207,7 @@ int main(int argc, char **argv)
         BP_TEST(slanted_segment_mirrors_angle),
         BP_TEST(corner_follows_seed_002),
         BP_TEST(borders_reflect_with_restitution),
+        BP_TEST(floor_friction_is_coulomb),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
