@@ -1181,7 +1181,8 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
             uy -= k_ * ny;
             if (!bounce_ && P->rest_speed > 0.0f) {
                 /* resting: Coulomb friction against the sliding part */
-                float tx = ux - (ux * nx + uy * ny) * nx, ty = uy - (ux * nx + uy * ny) * ny;
+                float un = ux * nx + uy * ny;
+                float tx = ux - un * nx, ty = uy - un * ny;
                 float tl = BP_SQRT(tx * tx + ty * ty);
                 if (tl > 0.0f) {
                     float f = BP_FMIN(tl, -BP_WALL_MU * vn) / tl;

@@ -27,10 +27,11 @@ float bp_world_speed_hint(const bp_world *w)
     return (float)fmin(sqrt(v2), p->speed_cap);
 }
 
-/* Cells of the ball grid over a width x height box for a given cell side. */
-static double bp_grid_cells(float width, float height, double cell)
+/* Columns (rows) of the ball grid along a side of the box: one past its
+ * edge. */
+static int bp_grid_span(float side, double cell)
 {
-    return (ceil(width / cell) + 1.0) * (ceil(height / cell) + 1.0);
+    return (int)ceil(side / cell) + 1;
 }
 
 void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
@@ -68,12 +69,12 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
         cell = sqrt(area / most);
     /* The grid has a column and a row past the box's edge: grow the cell
      * until those fit in the budget too. */
-    while (bp_grid_cells(p->width, p->height, cell) > most)
+    while ((double)bp_grid_span(p->width, cell) * bp_grid_span(p->height, cell) > most)
         cell *= 1.01;
     P->cell = (float)cell;
     P->inv_cell = (float)(1.0 / cell);
-    P->gw = (int)ceil(p->width / cell) + 1;
-    P->gh = (int)ceil(p->height / cell) + 1;
+    P->gw = bp_grid_span(p->width, cell);
+    P->gh = bp_grid_span(p->height, cell);
     P->n = w->count;
     P->nlines = w->nlines;
     P->scell = sg->cell;
