@@ -591,23 +591,26 @@ BP_FN bp_vf bp_vpair_toi(bp_vf dx, bp_vf dy, bp_vf rvx, bp_vf rvy, bp_vf rsum, f
     return BP_VSEL(dr <= zero, no, res);
 }
 
-/* BP_LANES neighbours j of one ball i: their own data, and the pair's. */
+/* BP_LANES pairs (i, j): both balls' own data, and the pair's. bp_contacts
+ * fills a group with neighbours of one ball i (the i side the same in
+ * every lane); the CPU engine's pair list, with pairs of several balls. */
 typedef struct bp_vpair {
-    bp_vu j;
-    bp_vf xj, yj, rj, mj, nj;   /* position, radius, mass, contacts (>= 1) */
+    bp_vu i, j;
+    bp_vf xi, yi, ri, mi, ni;   /* ball i: position, radius, mass, contacts (>= 1) */
+    bp_vf xj, yj, rj, mj, nj;   /* the same of ball j */
     bp_vf dx, dy, d2, rvx, rvy; /* pj - pi, |pj - pi|^2, vi - vj */
     bp_vf rsum;
 } bp_vpair;
 
-/* bp_pair_soft in BP_LANES lanes, for the lanes in `on` (bp_side si is ball
- * i): the pairs' terms into (*dvx, *dvy, *px, *py), 0 in the lanes that
- * give none; returns the lanes that count as contacts. A deep overlap
- * takes bp_deep_normal one lane at a time (it is rare). */
-BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, bp_side si,
-                          bp_vi on, bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
+/* bp_pair_soft in BP_LANES lanes, for the lanes in `on`: the pairs' terms
+ * into (*dvx, *dvy, *px, *py), 0 in the lanes that give none; returns the
+ * lanes that count as contacts. A deep overlap takes bp_deep_normal one
+ * lane at a time (it is rare). */
+BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vf *dvx,
+                          bp_vf *dvy, bp_vf *px, bp_vf *py)
 {
     float h = P->h, rest = P->rest_speed;
-    bp_vf zero = BP_VSPLAT(0.0f), ri = BP_VSPLAT(si.r), rj = q->rj;
+    bp_vf zero = BP_VSPLAT(0.0f), ri = q->ri, rj = q->rj;
     bp_vf dx = q->dx, dy = q->dy, rvx = q->rvx, rvy = q->rvy;
     bp_vi act = on;
     if (rest > 0.0f) {
@@ -615,13 +618,12 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
         act = act & ~((q->d2 >= skin_out * skin_out) & (dx * rvx + dy * rvy <= zero));
     }
     bp_vf dist = BP_VSQRT(q->d2);
-    bp_vu iv = BP_VUSPLAT(i);
-    bp_vf away = BP_VSEL(q->j > iv, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f));
+    bp_vf away = BP_VSEL(q->j > q->i, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f));
     bp_vi pos = dist > zero;
     bp_vf nx = BP_VSEL(pos, dx / dist, away), ny = BP_VSEL(pos, dy / dist, zero);
     bp_vf vn = rvx * nx + rvy * ny;
     bp_vf gap = dist - (ri + rj);
-    bp_vf mi = BP_VSPLAT(si.m), ni = BP_VSPLAT(si.n), mj = q->mj;
+    bp_vf mi = q->mi, ni = q->ni, mj = q->mj;
     bp_vf mu = mj / (mi + mj), ms = mj / (ni * mj + q->nj * mi);
     bp_vf ax = zero, ay = zero, bx = zero, by = zero;
     if (rest > 0.0f) {
@@ -647,11 +649,15 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
         bp_vf dnx = nx, dny = ny;
         bp_vi isdeep = (deep > zero) & act;
         if (BP_VANY(isdeep)) {
-            float l[8][BP_LANES], ox[BP_LANES], oy[BP_LANES];
+            float l[11][BP_LANES], ox[BP_LANES], oy[BP_LANES];
             bp_i32 lk[BP_LANES];
-            bp_u32 lj[BP_LANES];
+            bp_u32 li[BP_LANES], lj[BP_LANES];
             BP_VSTORE(isdeep, lk);
+            BP_VSTORE(q->i, li);
             BP_VSTORE(q->j, lj);
+            BP_VSTORE(q->xi, l[8]);
+            BP_VSTORE(q->yi, l[9]);
+            BP_VSTORE(ri, l[10]);
             BP_VSTORE(dx, l[0]);
             BP_VSTORE(dy, l[1]);
             BP_VSTORE(rmin, l[2]);
@@ -664,7 +670,8 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
                 ox[k] = l[3][k];
                 oy[k] = l[4][k];
                 if (lk[k]) /* the mass and count do not enter */
-                    bp_deep_normal(P, i, lj[k], l[0][k], l[1][k], l[2][k], si,
+                    bp_deep_normal(P, li[k], lj[k], l[0][k], l[1][k], l[2][k],
+                                   bp_side_of(l[8][k], l[9][k], l[10][k], 1.0f, 1),
                                    bp_side_of(l[5][k], l[6][k], l[7][k], 1.0f, 1), l[3][k],
                                    l[4][k], &ox[k], &oy[k]);
             }
@@ -685,43 +692,44 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, bp_u32 i, const bp_vpair *q, 
     return act;
 }
 
-/* Pass 3's work on up to BP_LANES neighbours of ball i at once, near[0 ..
- * left-1] (left >= 1; a short group repeats its first ball in the unused
- * lanes): the pair terms in SIMD lanes (bp_vpair_soft), then, in neighbour
- * order, the choice of the impact partner and the sums, exactly as one
- * pair at a time would give them. */
-BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *x,
-                            BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
-                            BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
-                            BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
-                            bp_side si, float vxi, float vyi, const bp_u32 *near_,
-                            bp_u32 left, bp_push *acc_, bp_push *held_, bp_i32 *b_,
-                            float *best_t_, bp_u32 *count_)
+/* What BP_LANES pairs give, lane by lane, before bp_fold_pair sums them. */
+typedef struct bp_vterms {
+    bp_vf t;                 /* time of impact within the sub-step, or -1 */
+    bp_vf dvx, dvy, px, py;  /* the soft term (0 unless close) */
+    bp_vi close, cand, soft; /* close (bp_pair_close); may be the impact partner; a contact */
+} bp_vterms;
+
+/* Fills the j side of v (balls J[0..BP_LANES-1]) and the pair fields,
+ * its i side (xi, yi, ri; velocity vxi, vyi) being set. */
+BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const float *x,
+                           BP_GLOBAL const float *y, BP_GLOBAL const float *r,
+                           BP_GLOBAL const float *vx, BP_GLOBAL const float *vy,
+                           const bp_u32 *J)
 {
-    float xi = si.x, yi = si.y, ri = si.r;
-    bp_u32 J[BP_LANES];
-    for (bp_u32 k = 0; k < BP_LANES; k++)
-        J[k] = near_[k < left ? k : 0u];
-    bp_push acc = *acc_, held = *held_;
-    bp_i32 b = *b_;
-    float best_t = *best_t_;
-    bp_u32 count = *count_;
-    bp_vpair v;
-    v.j = BP_VLOADU(J);
-    v.xj = BP_VGATHER(x, J);
-    v.yj = BP_VGATHER(y, J);
-    v.rj = BP_VGATHER(r, J);
-    v.dx = v.xj - xi;
-    v.dy = v.yj - yi;
-    v.d2 = v.dx * v.dx + v.dy * v.dy;
-    v.rsum = ri + v.rj;
-    v.rvx = vxi - BP_VGATHER(vx, J);
-    v.rvy = vyi - BP_VGATHER(vy, J);
-    bp_vf near_d = BP_CLOSE_DIST(P, v.rsum);
-    bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(left);
-    bp_vi close = (v.d2 < near_d * near_d) & lane;
+    v->j = BP_VLOADU(J);
+    v->xj = BP_VGATHER(x, J);
+    v->yj = BP_VGATHER(y, J);
+    v->rj = BP_VGATHER(r, J);
+    v->dx = v->xj - v->xi;
+    v->dy = v->yj - v->yi;
+    v->d2 = v->dx * v->dx + v->dy * v->dy;
+    v->rsum = v->ri + v->rj;
+    v->rvx = vxi - BP_VGATHER(vx, J);
+    v->rvy = vyi - BP_VGATHER(vy, J);
+}
+
+/* The pair terms of the lanes in `lane` of v (whose i and j sides, and
+ * pair fields, are filled; mj and nj are gathered here from m and split
+ * at J, only when a lane is close). Returns 0 when no lane adds anything
+ * (then *o is not written), which is most groups of the rain. */
+BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
+                        BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split, const bp_u32 *J,
+                        bp_vterms *o)
+{
+    bp_vf near_d = BP_CLOSE_DIST(P, v->rsum);
+    bp_vi close = (v->d2 < near_d * near_d) & lane;
     bp_vf zero = BP_VSPLAT(0.0f);
-    bp_vf dr = v.dx * v.rvx + v.dy * v.rvy;
+    bp_vf dr = v->dx * v->rvx + v->dy * v->rvy;
     /* When the pair meets within the sub-step, or -1; under gravity never
      * for balls that already touch: those are soft contacts, not impacts.
      * Lanes that bp_vpair_toi would send to -1 before its square root
@@ -729,65 +737,120 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
      * expressions as there), or that touch under gravity, are known
      * without it; most groups have no other lane, and a group with no
      * close lane either adds nothing at all. */
-    bp_vf gap2 = v.d2 - v.rsum * v.rsum;
-    bp_vi touch = P->rest_speed > 0.0f ? v.d2 < v.rsum * v.rsum : BP_VI0;
+    bp_vf gap2 = v->d2 - v->rsum * v->rsum;
+    bp_vi touch = P->rest_speed > 0.0f ? v->d2 < v->rsum * v->rsum : BP_VI0;
     bp_vi no_hit = (dr <= zero) | ((gap2 > 2.0f * dr * P->h) & ~(gap2 <= zero)) | touch;
     bp_vf t = BP_VSPLAT(-1.0f);
     if (BP_VANY(~no_hit & lane)) {
-        t = BP_VSEL(touch, t, bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P->h));
+        t = BP_VSEL(touch, t, bp_vpair_toi(v->dx, v->dy, v->rvx, v->rvy, v->rsum, P->h));
     } else if (!BP_VANY(close)) {
-        return;
+        return 0;
     }
     /* May be ball i's impact partner: they meet within the sub-step,
      * approaching faster than the resting threshold (dr/|d| > rest_speed,
      * without a square root). */
-    bp_vi cand = (t >= zero) & (dr > zero) &
-                 (dr * dr > P->rest_speed * P->rest_speed * v.d2) & lane;
-    bp_vf cdvx = zero, cdvy = zero, cpx = zero, cpy = zero;
-    bp_vi soft = BP_VI0;
+    o->t = t;
+    o->cand = (t >= zero) & (dr > zero) &
+              (dr * dr > P->rest_speed * P->rest_speed * v->d2) & lane;
+    o->close = close;
+    o->dvx = zero;
+    o->dvy = zero;
+    o->px = zero;
+    o->py = zero;
+    o->soft = BP_VI0;
     if (BP_VANY(close)) {
         float nj[BP_LANES];
         for (bp_u32 k = 0; k < BP_LANES; k++)
             nj[k] = bp_split_n(split[J[k]]);
-        v.mj = BP_VGATHER(m, J);
-        v.nj = BP_VLOAD(nj);
-        soft = bp_vpair_soft(P, i, &v, si, close, &cdvx, &cdvy, &cpx, &cpy);
+        v->mj = BP_VGATHER(m, J);
+        v->nj = BP_VLOAD(nj);
+        o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py);
     }
+    return 1;
+}
+
+/* Where ball i's sums stand in the walk over its neighbours (bp_contacts). */
+typedef struct bp_fold {
+    bp_push acc, held; /* the sum, and the best candidate's term held back */
+    bp_i32 b;          /* the best impact candidate so far, or -1 */
+    float best_t;      /* its time of impact */
+    bp_u32 count;      /* contacts */
+} bp_fold;
+
+BP_FN bp_fold bp_fold_start(void)
+{
+    bp_fold f;
+    f.acc.dvx = f.acc.dvy = f.acc.px = f.acc.py = 0.0f;
+    f.held = f.acc;
+    f.b = -1;
+    f.best_t = 3.0e38f;
+    f.count = 0u;
+    return f;
+}
+
+/* Adds one pair (neighbour j) to ball i's sums, in neighbour order: the
+ * soft term joins the sum unless j is the best impact candidate so far
+ * (earliest, ties to the lower index), whose term is held back. */
+BP_FN void bp_fold_pair(bp_fold *f, bp_i32 j, float t, int close, int cand, int soft,
+                        bp_push c)
+{
+    if (!close && t < 0.0f)
+        return;
+    f->count += soft ? 1u : 0u;
+    if (cand && (t < f->best_t || (t == f->best_t && j < f->b))) {
+        bp_push_add(&f->acc, f->held);
+        f->held = c;
+        f->b = j;
+        f->best_t = t;
+    } else {
+        bp_push_add(&f->acc, c);
+    }
+}
+
+/* Pass 3's work on up to BP_LANES neighbours of ball i at once, near[0 ..
+ * left-1] (left >= 1; a short group repeats its first ball in the unused
+ * lanes): the pair terms in SIMD lanes (bp_vpair_eval), then, in neighbour
+ * order, the choice of the impact partner and the sums, exactly as one
+ * pair at a time would give them. */
+BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *x,
+                            BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
+                            BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
+                            BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
+                            bp_side si, float vxi, float vyi, const bp_u32 *near_,
+                            bp_u32 left, bp_fold *f)
+{
+    bp_u32 J[BP_LANES];
+    for (bp_u32 k = 0; k < BP_LANES; k++)
+        J[k] = near_[k < left ? k : 0u];
+    bp_vpair v;
+    v.i = BP_VUSPLAT(i);
+    v.xi = BP_VSPLAT(si.x);
+    v.yi = BP_VSPLAT(si.y);
+    v.ri = BP_VSPLAT(si.r);
+    v.mi = BP_VSPLAT(si.m);
+    v.ni = BP_VSPLAT(si.n);
+    bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, vx, vy, J);
+    bp_vterms o;
+    if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o))
+        return;
     float lt[BP_LANES], l[4][BP_LANES];
     bp_i32 lclose[BP_LANES], lcand[BP_LANES], lsoft[BP_LANES];
-    BP_VSTORE(t, lt);
-    BP_VSTORE(cdvx, l[0]);
-    BP_VSTORE(cdvy, l[1]);
-    BP_VSTORE(cpx, l[2]);
-    BP_VSTORE(cpy, l[3]);
-    BP_VSTORE(close, lclose);
-    BP_VSTORE(cand, lcand);
-    BP_VSTORE(soft, lsoft);
+    BP_VSTORE(o.t, lt);
+    BP_VSTORE(o.dvx, l[0]);
+    BP_VSTORE(o.dvy, l[1]);
+    BP_VSTORE(o.px, l[2]);
+    BP_VSTORE(o.py, l[3]);
+    BP_VSTORE(o.close, lclose);
+    BP_VSTORE(o.cand, lcand);
+    BP_VSTORE(o.soft, lsoft);
     for (bp_u32 k = 0; k < BP_LANES && k < left; k++) {
-        if (!lclose[k] && lt[k] < 0.0f)
-            continue;
-        count += lsoft[k] ? 1u : 0u;
         bp_push c;
         c.dvx = l[0][k];
         c.dvy = l[1][k];
         c.px = l[2][k];
         c.py = l[3][k];
-        bp_i32 j = (bp_i32)J[k];
-        float tk = lt[k];
-        if (lcand[k] && (tk < best_t || (tk == best_t && j < b))) {
-            bp_push_add(&acc, held);
-            held = c;
-            b = j;
-            best_t = tk;
-        } else {
-            bp_push_add(&acc, c);
-        }
+        bp_fold_pair(f, (bp_i32)J[k], lt[k], lclose[k], lcand[k], lsoft[k], c);
     }
-    *acc_ = acc;
-    *held_ = held;
-    *b_ = b;
-    *best_t_ = best_t;
-    *count_ = count;
 }
 
 /* Appends lane l of the screening to bp_contacts' list if it is in reach
@@ -821,13 +884,10 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
     bp_side si = bp_side_of(xi, yi, ri, mi, split[i]);
-    bp_u32 count = 0;
     float reach = bp_reach(P, ri, BP_SQRT(vxi * vxi + vyi * vyi), vmax);
     float reach2 = reach * reach;
     bp_window win = bp_search_window(P, xi, yi, reach);
-    bp_push acc = {0.0f, 0.0f, 0.0f, 0.0f}, held = {0.0f, 0.0f, 0.0f, 0.0f};
-    bp_i32 b = -1;
-    float best_t = 3.0e38f;
+    bp_fold f = bp_fold_start();
     bp_u32 near_[BP_CHUNK + BP_LANES];
     bp_u32 nn = 0;
     for (bp_i32 gy = win.y0; gy <= win.y1; gy++) {
@@ -870,7 +930,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                 bp_u32 q = 0;
                 for (; q + BP_LANES <= nn; q += BP_LANES)
                     bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q,
-                                     BP_LANES, &acc, &held, &b, &best_t, &count);
+                                     BP_LANES, &f);
                 for (bp_u32 k2 = q; k2 < nn; k2++)
                     near_[k2 - q] = near_[k2];
                 nn -= q;
@@ -878,14 +938,13 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
         }
     }
     for (bp_u32 q = 0; q < nn; q += BP_LANES)
-        bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &acc,
-                         &held, &b, &best_t, &count);
-    best[i] = b;
-    ncontact[i] = (bp_u8)(count < 255u ? count : 255u);
-    sdvx[i] = acc.dvx;
-    sdvy[i] = acc.dvy;
-    spx[i] = acc.px;
-    spy[i] = acc.py;
+        bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &f);
+    best[i] = f.b;
+    ncontact[i] = (bp_u8)(f.count < 255u ? f.count : 255u);
+    sdvx[i] = f.acc.dvx;
+    sdvy[i] = f.acc.dvy;
+    spx[i] = f.acc.px;
+    spy[i] = f.acc.py;
 }
 
 /* Pass 4: ball i's partner term, an impact if the choice is mutual, else

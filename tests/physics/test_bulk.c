@@ -192,14 +192,20 @@ static bp_world *busy_world(void)
     return w;
 }
 
-/* Same scene, same bits: twice with two threads, once with one. */
+/* Same scene, same bits: twice with two threads, once with one; on the
+ * CPU engine also with its contact pass one ball at a time, as the OpenCL
+ * kernels run it, instead of in blocks of pairs (BALLPIT_CPU_CONTACTS). */
 static int deterministic_across_runs_and_threads(void)
 {
-    uint64_t h[3];
-    int threads[3] = {2, 2, 1};
-    for (int k = 0; k < 3; k++) {
+    uint64_t h[4];
+    int threads[4] = {2, 2, 1, 2};
+    int runs = test_backend() == BP_BACKEND_CPU ? 4 : 3;
+    for (int k = 0; k < runs; k++) {
         bp_world *w = busy_world();
+        if (k == 3)
+            setenv("BALLPIT_CPU_CONTACTS", "balls", 1);
         bp_engine *e = test_engine(w, threads[k]);
+        unsetenv("BALLPIT_CPU_CONTACTS");
         if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
         ENSURE(test_step(e, w, 60 * 30) == 0);
         h[k] = world_hash(w);
@@ -207,8 +213,10 @@ static int deterministic_across_runs_and_threads(void)
         bp_world_destroy(w);
     }
     ENSURE(h[0] == h[1]);
-    if (test_backend() == BP_BACKEND_CPU)
+    if (test_backend() == BP_BACKEND_CPU) {
         ENSURE(h[0] == h[2]);
+        ENSURE(h[0] == h[3]);
+    }
     return 0;
 }
 

@@ -117,6 +117,12 @@ static int lanes_match_scalar_with(float g)
         }
         bp_side si = bp_side_of(a.x, a.y, a.r, a.m, a.n);
         bp_vpair v;
+        v.i = BP_VUSPLAT(i);
+        v.xi = BP_VSPLAT(si.x);
+        v.yi = BP_VSPLAT(si.y);
+        v.ri = BP_VSPLAT(si.r);
+        v.mi = BP_VSPLAT(si.m);
+        v.ni = BP_VSPLAT(si.n);
         v.j = BP_VLOADU(J);
         v.xj = BP_VLOAD(xs);
         v.yj = BP_VLOAD(ys);
@@ -131,7 +137,7 @@ static int lanes_match_scalar_with(float g)
         v.rvy = a.vy - BP_VLOAD(vys);
         bp_vi on = BP_LANE_IDS < BP_VUSPLAT(left);
         bp_vf dvx, dvy, px, py;
-        bp_vi act = bp_vpair_soft(&P, i, &v, si, on, &dvx, &dvy, &px, &py);
+        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py);
         bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P.h);
         float l[5][BP_LANES];
         bp_i32 lact[BP_LANES];

@@ -115,19 +115,16 @@ static uint32_t ref_contacts(uint32_t i, const bp_world *w, const grid *g, resul
                 in[nn++] = j;
         }
     }
-    bp_push acc = {0.0f, 0.0f, 0.0f, 0.0f}, held = {0.0f, 0.0f, 0.0f, 0.0f};
-    bp_i32 b = -1;
-    float best_t = 3.0e38f;
-    bp_u32 count = 0;
+    bp_fold f = bp_fold_start();
     for (uint32_t q = 0; q < nn; q += BP_LANES)
         bp_contact_group(i, P, w->x, w->y, w->vx, w->vy, w->r, w->m, w->contacts, si, vxi, vyi,
-                         in + q, nn - q, &acc, &held, &b, &best_t, &count);
-    out->best = b;
-    out->count = (uint8_t)(count < 255u ? count : 255u);
-    out->dvx = acc.dvx;
-    out->dvy = acc.dvy;
-    out->px = acc.px;
-    out->py = acc.py;
+                         in + q, nn - q, &f);
+    out->best = f.b;
+    out->count = (uint8_t)(f.count < 255u ? f.count : 255u);
+    out->dvx = f.acc.dvx;
+    out->dvy = f.acc.dvy;
+    out->px = f.acc.px;
+    out->py = f.acc.py;
     return nn;
 }
 
