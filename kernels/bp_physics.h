@@ -114,9 +114,44 @@ typedef uint4 bp_vu;
 #define BP_VMIN(a, b) fmin(a, b)
 #define BP_VMAX(a, b) fmax(a, b)
 #define BP_VANY(m) any(m)
+#elif BP_LANES == 16
+/* The CPU engine's pair list on AVX-512 (src/sim/contacts_pairs.c, built a
+ * second time for x86-64-v4 and picked at run time). */
+#if !defined(__AVX512F__)
+#error "16 lanes in C need AVX-512"
+#endif
+#include <immintrin.h>
+typedef float bp_vf __attribute__((vector_size(64)));
+typedef int32_t bp_vi __attribute__((vector_size(64)));
+typedef uint32_t bp_vu __attribute__((vector_size(64)));
+#define BP_VGATHER(a, J) \
+    ((bp_vf)_mm512_i32gather_ps(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
+#define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u})
+#define BP_VSPLAT(a) ((bp_vf)_mm512_set1_ps(a))
+#define BP_VUSPLAT(a) ((bp_vu)_mm512_set1_epi32((int)(a)))
+#define BP_VI0 ((bp_vi)_mm512_setzero_si512())
+#define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
+#define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
+#define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
+#define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
+#define BP_VLOAD(p) ((bp_vf)_mm512_loadu_ps(p))
+#define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
+/* X = p[0], p[2], ..., p[30]; Y = p[1], p[3], ..., p[31] */
+#define BP_VLOAD_XY(p, X, Y)                                                               \
+    do {                                                                                   \
+        __m512 lo_ = _mm512_loadu_ps(p), hi_ = _mm512_loadu_ps((p) + 16);                  \
+        __m512i ev_ = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, \
+                                       2, 0);                                              \
+        X = (bp_vf)_mm512_permutex2var_ps(lo_, ev_, hi_);                                  \
+        Y = (bp_vf)_mm512_permutex2var_ps(lo_, _mm512_add_epi32(ev_, _mm512_set1_epi32(1)), \
+                                          hi_);                                            \
+    } while (0)
+#define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
+#define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
+#define BP_VANY(m) (BP_VMASK(m) != 0u)
 #else
 #if BP_LANES != 4
-#error "the C engine's lanes are 4 floats"
+#error "the C engine's lanes are 4 floats, or 16 with AVX-512"
 #endif
 typedef float bp_vf __attribute__((vector_size(16)));
 typedef int32_t bp_vi __attribute__((vector_size(16)));
@@ -154,7 +189,7 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
-#define BP_VANY(m) (_mm_movemask_ps((__m128)(m)) != 0)
+#define BP_VMASK(m) ((unsigned)_mm_movemask_ps((__m128)(m)))
 #else
 BP_FN bp_vf bp_vsqrt(bp_vf a)
 {
@@ -164,8 +199,10 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
     return r;
 }
 #define BP_VSQRT(a) bp_vsqrt(a)
-#define BP_VANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+#define BP_VMASK(m) \
+    ((unsigned)(((m)[0] & 1) | ((m)[1] & 2) | ((m)[2] & 4) | ((m)[3] & 8)))
 #endif
+#define BP_VANY(m) (BP_VMASK(m) != 0u)
 #endif
 
 /* "No hit" marker for times of impact measured as a fraction of a sweep. */
@@ -181,7 +218,7 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
 #define BP_CHUNK 32
 /* Slack after the last ball in `sorted` and `spos` (balls, not floats):
  * bp_contacts reads a whole group of lanes where a row's run ends. */
-#define BP_SCREEN_PAD 8
+#define BP_SCREEN_PAD 16
 /* A sweep closer to parallel than this (approach per sweep, in radii) is
  * no hit: after a bounce the rounding left in the normal part of the
  * velocity would otherwise be taken for a new contact at t = 0, again and

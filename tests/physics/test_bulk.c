@@ -194,16 +194,18 @@ static bp_world *busy_world(void)
 
 /* Same scene, same bits: twice with two threads, once with one; on the
  * CPU engine also with its contact pass one ball at a time, as the OpenCL
- * kernels run it, instead of in blocks of pairs (BALLPIT_CPU_CONTACTS). */
+ * kernels run it, and in blocks of pairs 4 lanes wide, instead of the
+ * widest the processor has (BALLPIT_CPU_CONTACTS; src/sim/contacts_pairs.h). */
 static int deterministic_across_runs_and_threads(void)
 {
-    uint64_t h[4];
-    int threads[4] = {2, 2, 1, 2};
-    int runs = test_backend() == BP_BACKEND_CPU ? 4 : 3;
+    uint64_t h[5];
+    int threads[5] = {2, 2, 1, 2, 2};
+    const char *how[5] = {NULL, NULL, NULL, "balls", "pairs4"};
+    int runs = test_backend() == BP_BACKEND_CPU ? 5 : 3;
     for (int k = 0; k < runs; k++) {
         bp_world *w = busy_world();
-        if (k == 3)
-            setenv("BALLPIT_CPU_CONTACTS", "balls", 1);
+        if (how[k])
+            setenv("BALLPIT_CPU_CONTACTS", how[k], 1);
         bp_engine *e = test_engine(w, threads[k]);
         unsetenv("BALLPIT_CPU_CONTACTS");
         if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
@@ -216,6 +218,7 @@ static int deterministic_across_runs_and_threads(void)
     if (test_backend() == BP_BACKEND_CPU) {
         ENSURE(h[0] == h[2]);
         ENSURE(h[0] == h[3]);
+        ENSURE(h[0] == h[4]);
     }
     return 0;
 }
