@@ -7,7 +7,7 @@
  */
 #include "engine_impl.h"
 #include "step.h"
-#include "contacts_pairs.h"
+#include "cpu_blocks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +28,7 @@ typedef struct cpu_engine {
     uint32_t cell_cap;
     bp_seggrid sg;
     bp_step_params P;       /* set at attach: grid and constants */
-    bp_pairs_fn pairs;      /* the contact pass in blocks (contacts_pairs.c), or NULL */
+    const bp_block_passes *blocks; /* passes 3 and 5 in blocks (cpu_blocks.c), or NULL */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
@@ -120,15 +120,16 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
         float vmax = sqrtf(v2max);
         double t2 = bp_now();
-        if (c->pairs) {
-            bp_pair_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted,
-                                c->spos, c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy};
-            bp_pairs_fn pairs = c->pairs;
-            int nb = (n + BP_PAIR_BLOCK - 1) / BP_PAIR_BLOCK;
+        const bp_block_passes *B = c->blocks;
+        bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
+                             c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy, lx1, ly1,
+                             lx2, ly2, seg_start, seg_list};
+        const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
+        if (B) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
             for (int b = 0; b < nb; b++) {
-                uint32_t i0 = (uint32_t)b * BP_PAIR_BLOCK, i1 = i0 + BP_PAIR_BLOCK;
-                pairs(&P, &A, vmax, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
+                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
+                B->contacts(&P, &A, vmax, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
             }
         } else {
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
@@ -142,11 +143,19 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy,
                        c->cpx, c->cpy);
         double t3 = bp_now();
+        if (B) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+            for (int b = 0; b < nb; b++) {
+                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
+                B->move(&P, &A, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
+            }
+        } else {
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
-        for (int i = 0; i < n; i++) {
-            bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r, lx1,
-                           ly1, lx2, ly2, seg_start, seg_list);
-            w->contacts[i] = c->ncontact[i];
+            for (int i = 0; i < n; i++) {
+                bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r,
+                               lx1, ly1, lx2, ly2, seg_start, seg_list);
+                w->contacts[i] = c->ncontact[i];
+            }
         }
         double t4 = bp_now();
         T.integrate += t1 - t0;
@@ -197,20 +206,25 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     t = 1; /* built without OpenMP: one thread */
 #endif
     c->base.threads = t;
-    /* The contact pass: in blocks of pairs, 16 lanes wide where the
-     * processor has AVX-512 (x86-64-v4), else 4; BALLPIT_CPU_CONTACTS=balls
-     * runs it one ball at a time (bp_contacts, as the OpenCL kernels do),
-     * pairs4 forces 4 lanes: for A/B runs, and for the test that all give
-     * the same bits. */
-    const char *how = getenv("BALLPIT_CPU_CONTACTS");
-    c->pairs = bp_pairs_best();
-    if (how && *how) {
-        if (strcmp(how, "balls") == 0) {
-            c->pairs = NULL;
-        } else if (strcmp(how, "pairs4") == 0) {
-            c->pairs = bp_contacts_pairs4;
-        } else if (strcmp(how, "pairs") != 0) {
-            bp_fail(err, errlen, "BALLPIT_CPU_CONTACTS=%s is not pairs, pairs4 or balls", how);
+    /* Passes 3 and 5 in blocks of balls, 16 lanes wide where the processor
+     * has AVX-512 (x86-64-v4), else 4 (cpu_blocks.h). BALLPIT_CPU_LANES
+     * picks: 1 runs them one ball at a time (bp_contacts, bp_move_static,
+     * as the OpenCL kernels do), 4 or 16 those widths: for A/B runs, and
+     * for the test that all give the same bits. */
+    const char *lanes = getenv("BALLPIT_CPU_LANES");
+    c->blocks = bp_blocks_best();
+    if (lanes && *lanes) {
+        if (strcmp(lanes, "1") == 0) {
+            c->blocks = NULL;
+        } else if (strcmp(lanes, "4") == 0) {
+            c->blocks = &bp_blocks4;
+        } else if (strcmp(lanes, "16") != 0) {
+            bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s is not 1, 4 or 16", lanes);
+            free(c);
+            return NULL;
+        } else if (c->blocks->lanes != 16) {
+            bp_fail(err, errlen, "BALLPIT_CPU_LANES=16 needs AVX-512 (x86-64-v4), which this "
+                                 "processor or build lacks");
             free(c);
             return NULL;
         }

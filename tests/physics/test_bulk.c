@@ -193,21 +193,21 @@ static bp_world *busy_world(void)
 }
 
 /* Same scene, same bits: twice with two threads, once with one; on the
- * CPU engine also with its contact pass one ball at a time, as the OpenCL
- * kernels run it, and in blocks of pairs 4 lanes wide, instead of the
- * widest the processor has (BALLPIT_CPU_CONTACTS; src/sim/contacts_pairs.h). */
+ * CPU engine also with its passes one ball at a time, as the OpenCL
+ * kernels run them, and in blocks 4 lanes wide, instead of the widest the
+ * processor has (BALLPIT_CPU_LANES; src/sim/cpu_blocks.h). */
 static int deterministic_across_runs_and_threads(void)
 {
     uint64_t h[5];
     int threads[5] = {2, 2, 1, 2, 2};
-    const char *how[5] = {NULL, NULL, NULL, "balls", "pairs4"};
+    const char *lanes[5] = {NULL, NULL, NULL, "1", "4"};
     int runs = test_backend() == BP_BACKEND_CPU ? 5 : 3;
     for (int k = 0; k < runs; k++) {
         bp_world *w = busy_world();
-        if (how[k])
-            setenv("BALLPIT_CPU_CONTACTS", how[k], 1);
+        if (lanes[k])
+            setenv("BALLPIT_CPU_LANES", lanes[k], 1);
         bp_engine *e = test_engine(w, threads[k]);
-        unsetenv("BALLPIT_CPU_CONTACTS");
+        unsetenv("BALLPIT_CPU_LANES");
         if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
         ENSURE(test_step(e, w, 60 * 30) == 0);
         h[k] = world_hash(w);

@@ -1,7 +1,7 @@
-/* contacts_pairs.c - the CPU engine's contact pass (pass 3 of
- * kernels/bp_physics.h) on a block of balls, with the pairs in full lanes.
+/* cpu_blocks.c - the CPU engine's passes 3 and 5 (kernels/bp_physics.h) on
+ * a block of balls, in full SIMD lanes.
  *
- * bp_contacts takes one ball at a time, so its groups of lanes hold that
+ * Pass 3, the contacts: bp_contacts takes one ball at a time, so its groups of lanes hold that
  * ball's neighbours only: 1-2 of 4 lanes on the rain. Here the balls of a
  * block are screened as there (the same rows, the same reach), their pairs
  * (i, j) appended to one list, and the list is evaluated BP_LANES pairs at
@@ -10,19 +10,19 @@
  * in list order (bp_fold_pair), which is each ball's neighbour order. So
  * the sums are bp_contacts' bits, for any lane count.
  *
+ * Pass 5, the motion against the walls and lines: most balls hit nothing
+ * in a sub-step. BP_LANES balls at a time go through the first steps of
+ * bp_move_static in lanes (the same float operations), and those that
+ * reach no wall and have no line near finish there; the others take
+ * bp_move_static itself.
+ *
  * Compiled twice (src/meson.build): BP_LANES 4 for any processor, and 16
- * with -march=x86-64-v4 (BP_PAIRS_WIDE), where the screening compresses a
+ * with -march=x86-64-v4 (BP_BLOCKS_WIDE), where the screening compresses a
  * row's balls in reach into the list with one AVX-512 instruction.
  */
-#include "contacts_pairs.h"
+#include "cpu_blocks.h"
 
 #include <string.h>
-
-#ifdef BP_PAIRS_WIDE
-#define PAIRS_FN bp_contacts_pairs16
-#else
-#define PAIRS_FN bp_contacts_pairs4
-#endif
 
 #define PAIRS_CAP 256u /* the list is worked off when it holds this many */
 
@@ -38,7 +38,7 @@ typedef struct pair_list {
 
 /* Evaluates the list's pairs and folds them into st (the block's sums,
  * ball i at st[i - i0]); empties the list. */
-static void work_off(pair_list *L, const bp_step_params *P, const bp_pair_arrays *A,
+static void work_off(pair_list *L, const bp_step_params *P, const bp_block_arrays *A,
                      bp_fold *st, bp_u32 i0)
 {
     bp_u32 n = L->n;
@@ -128,8 +128,8 @@ static inline void append(pair_list *L, bp_u32 i, const bp_u32 *sk, bp_vu jv, bp
 /* Where the block's balls look for neighbours: bp_reach squared and
  * bp_search_window, ball i at i - i0. */
 typedef struct block_reach {
-    float reach2[BP_PAIR_BLOCK];
-    bp_i32 x0[BP_PAIR_BLOCK], x1[BP_PAIR_BLOCK], y0[BP_PAIR_BLOCK], y1[BP_PAIR_BLOCK];
+    float reach2[BP_BLOCK];
+    bp_i32 x0[BP_BLOCK], x1[BP_BLOCK], y0[BP_BLOCK], y1[BP_BLOCK];
 } block_reach;
 
 /* bp_grid_coord, lane by lane. */
@@ -152,7 +152,7 @@ static inline bp_vi vclamp(bp_vi v, bp_vi lo, bp_vi hi)
 /* bp_reach and bp_search_window of balls i0..i1-1, BP_LANES at a time in
  * SIMD lanes (the same float operations lane by lane, so the same reach and
  * cells), the last few one at a time. */
-static void block_windows(const bp_step_params *P, const bp_pair_arrays *A, float vmax,
+static void block_windows(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                           bp_u32 i0, bp_u32 i1, block_reach *W)
 {
     bp_u32 i = i0;
@@ -187,11 +187,11 @@ static void block_windows(const bp_step_params *P, const bp_pair_arrays *A, floa
     }
 }
 
-void PAIRS_FN(const bp_step_params *P, const bp_pair_arrays *A, float vmax, uint32_t i0,
-              uint32_t i1)
+static void block_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                           uint32_t i0, uint32_t i1)
 {
     pair_list L;
-    bp_fold st[BP_PAIR_BLOCK];
+    bp_fold st[BP_BLOCK];
     block_reach W;
     L.n = 0;
     const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
@@ -224,20 +224,142 @@ void PAIRS_FN(const bp_step_params *P, const bp_pair_arrays *A, float vmax, uint
         const bp_fold *f = st + (i - i0);
         A->best[i] = f->b;
         A->ncontact[i] = (bp_u8)(f->count < 255u ? f->count : 255u);
-        A->sdvx[i] = f->acc.dvx;
-        A->sdvy[i] = f->acc.dvy;
-        A->spx[i] = f->acc.px;
-        A->spy[i] = f->acc.py;
+        A->nvx[i] = f->acc.dvx;
+        A->nvy[i] = f->acc.dvy;
+        A->cpx[i] = f->acc.px;
+        A->cpy[i] = f->acc.py;
     }
 }
 
-#ifndef BP_PAIRS_WIDE
-bp_pairs_fn bp_pairs_best(void)
+
+/* ---- Pass 5 ---------------------------------------------------------------- */
+
+/* a[idx] lane by lane (idx within a). */
+static inline bp_vu vgather_u32(const bp_u32 *a, bp_vi idx)
 {
-#ifdef BP_HAVE_PAIRS16
-    if (__builtin_cpu_supports("x86-64-v4"))
-        return bp_contacts_pairs16;
+#if BP_LANES == 16
+    return (bp_vu)_mm512_i32gather_epi32((__m512i)idx, (const void *)a, 4);
+#else
+    bp_i32 k[BP_LANES];
+    bp_u32 o[BP_LANES];
+    BP_VSTORE(idx, k);
+    for (int l = 0; l < BP_LANES; l++)
+        o[l] = a[k[l]];
+    return BP_VLOADU(o);
 #endif
-    return bp_contacts_pairs4;
+}
+
+/* bp_segments_near, lane by lane: whether the segment grid holds any
+ * segment in the cells of each lane's swept box. */
+static bp_vi vsegments_near(const bp_step_params *P, const bp_u32 *seg_start, bp_vf px,
+                            bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vi x0 = vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
+    bp_vi x1 = vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
+    bp_vi y0 = vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
+    bp_vi y1 = vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
+    bp_i32 ly0[BP_LANES], ly1[BP_LANES];
+    BP_VSTORE(y0, ly0);
+    BP_VSTORE(y1, ly1);
+    bp_i32 top = ly0[0], bottom = ly1[0];
+    for (int l = 1; l < BP_LANES; l++) {
+        top = ly0[l] < top ? ly0[l] : top;
+        bottom = ly1[l] > bottom ? ly1[l] : bottom;
+    }
+    bp_vi near_ = BP_VI0;
+    for (bp_i32 gy = top; gy <= bottom; gy++) {
+        bp_vi on = (y0 <= gy) & (y1 >= gy); /* off: cell 0, read and dropped */
+        bp_vi row = on & (gy * P->sgw);
+        bp_vu a = vgather_u32(seg_start, row + (on & (x1 + 1))), b = vgather_u32(seg_start, row + (on & x0));
+        near_ |= on & (bp_vi)(a != b);
+    }
+    return near_;
+}
+
+/* bp_cap_speed, lane by lane. */
+static inline void vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
+{
+    bp_vf s2 = *vx * *vx + *vy * *vy, zero = BP_VSPLAT(0.0f);
+    bp_vi bad = ~(s2 == s2) | (s2 == BP_VSPLAT(INFINITY));
+    bp_vi over = s2 > cap * cap;
+    bp_vf k = cap / BP_VSQRT(s2);
+    *vx = BP_VSEL(bad, zero, BP_VSEL(over, *vx * k, *vx));
+    *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
+}
+
+static void block_move(const bp_step_params *P, const bp_block_arrays *A, uint32_t i0,
+                       uint32_t i1)
+{
+    bp_u32 i = i0;
+    const float h = P->h;
+    const bp_vf zero = BP_VSPLAT(0.0f);
+    for (; i + BP_LANES <= i1; i += BP_LANES) {
+        /* bp_move_static up to its first sweep */
+        bp_vf ri = BP_VLOAD(A->r + i);
+        bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
+        bp_vf py = BP_VMIN(BP_VMAX(BP_VLOAD(A->y + i), ri), P->height - ri);
+        bp_vf ux = BP_VLOAD(A->nvx + i), uy = BP_VLOAD(A->nvy + i);
+        bp_vf Dx = BP_VLOAD(A->cpx + i) + ux * h, Dy = BP_VLOAD(A->cpy + i) + uy * h;
+        bp_vi slow = P->nlines > 0u ? vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri) : BP_VI0;
+        /* bp_sweep_box from no hit */
+        bp_vf best = BP_VSPLAT(BP_NO_HIT);
+        bp_vf t = BP_VSEL(Dx < zero, BP_VMAX(px - ri, zero) / -Dx,
+                          BP_VSEL(Dx > zero, BP_VMAX(P->width - ri - px, zero) / Dx, best));
+        best = BP_VSEL(t < best, t, best);
+        t = BP_VSEL(Dy < zero, BP_VMAX(py - ri, zero) / -Dy,
+                    BP_VSEL(Dy > zero, BP_VMAX(P->height - ri - py, zero) / Dy, best));
+        best = BP_VSEL(t < best, t, best);
+        /* A lane whose sweep hits nothing moves the whole way: the end of
+         * bp_move_static. The others take bp_move_static itself. */
+        slow |= ~(best > 1.0f);
+        px = px + Dx;
+        py = py + Dy;
+        vcap_speed(P->speed_cap, &ux, &uy);
+        px = BP_VMIN(BP_VMAX(px, ri), P->width - ri);
+        py = BP_VMIN(BP_VMAX(py, ri), P->height - ri);
+        unsigned sm = BP_VMASK(slow);
+        if (!sm) {
+            BP_VSTORE(px, A->x + i);
+            BP_VSTORE(py, A->y + i);
+            BP_VSTORE(ux, A->vx + i);
+            BP_VSTORE(uy, A->vy + i);
+            continue;
+        }
+        float l[4][BP_LANES];
+        BP_VSTORE(px, l[0]);
+        BP_VSTORE(py, l[1]);
+        BP_VSTORE(ux, l[2]);
+        BP_VSTORE(uy, l[3]);
+        for (bp_u32 k = 0; k < BP_LANES; k++) {
+            if (sm >> k & 1u) {
+                bp_move_static(i + k, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx,
+                               A->cpy, A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start,
+                               A->seg_list);
+            } else {
+                A->x[i + k] = l[0][k];
+                A->y[i + k] = l[1][k];
+                A->vx[i + k] = l[2][k];
+                A->vy[i + k] = l[3][k];
+            }
+        }
+    }
+    for (; i < i1; i++)
+        bp_move_static(i, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy, A->r,
+                       A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start, A->seg_list);
+    memcpy(A->split + i0, A->ncontact + i0, i1 - i0);
+}
+
+#ifdef BP_BLOCKS_WIDE
+const bp_block_passes bp_blocks16 = {block_contacts, block_move, 16};
+#else
+const bp_block_passes bp_blocks4 = {block_contacts, block_move, 4};
+
+const bp_block_passes *bp_blocks_best(void)
+{
+#ifdef BP_HAVE_BLOCKS16
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return &bp_blocks16;
+#endif
+    return &bp_blocks4;
 }
 #endif
