@@ -36,6 +36,15 @@ typedef struct pair_list {
     bp_u32 n;
 } pair_list;
 
+#if BP_LANES == 4
+/* For each mask of 4 lanes: how many are on, and which, first to last. */
+static const uint8_t lanes_on[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+static const uint8_t lanes_which[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+#endif
+
 /* Evaluates the list's pairs and folds them into st (the block's sums,
  * ball i at st[i - i0]); empties the list. */
 static void work_off(pair_list *L, const bp_step_params *P, const bp_block_arrays *A,
@@ -48,6 +57,7 @@ static void work_off(pair_list *L, const bp_step_params *P, const bp_block_array
         L->i[k] = L->i[n - n % BP_LANES];
         L->j[k] = L->j[n - n % BP_LANES];
     }
+    bp_u32 live[PAIRS_CAP + BP_LANES], nlive = 0; /* the pairs that add something */
     for (bp_u32 p = 0; p < n; p += BP_LANES) {
         const bp_u32 *I = L->i + p, *J = L->j + p;
         bp_vpair v;
@@ -63,13 +73,9 @@ static void work_off(pair_list *L, const bp_step_params *P, const bp_block_array
         bp_vpair_with_j(&v, BP_VGATHER(A->vx, I), BP_VGATHER(A->vy, I), A->x, A->y, A->r, A->vx,
                         A->vy, J);
         bp_vterms o;
-        if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(n - p), A->m, A->split, J, &o)) {
-            bp_vf none = BP_VSPLAT(-1.0f); /* no lane adds anything: the fold skips them */
-            bp_vi no = BP_VI0;
-            BP_VSTORE(none, L->t + p);
-            BP_VSTORE(no, L->close + p);
-            continue;
-        }
+        bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o))
+            continue; /* no lane adds anything */
         BP_VSTORE(o.t, L->t + p);
         BP_VSTORE(o.dvx, L->dvx + p);
         BP_VSTORE(o.dvy, L->dvy + p);
@@ -78,10 +84,22 @@ static void work_off(pair_list *L, const bp_step_params *P, const bp_block_array
         BP_VSTORE(o.close, L->close + p);
         BP_VSTORE(o.cand, L->cand + p);
         BP_VSTORE(o.soft, L->soft + p);
+        /* the lanes bp_fold_pair would not skip, in order */
+        bp_vi adds = (o.close | (o.t >= BP_VSPLAT(0.0f))) & lane;
+#if BP_LANES == 16
+        __mmask16 mk = _mm512_test_epi32_mask((__m512i)adds, (__m512i)adds);
+        _mm512_mask_compressstoreu_epi32(live + nlive, mk,
+                                         (__m512i)(BP_LANE_IDS + BP_VUSPLAT(p)));
+        nlive += (bp_u32)__builtin_popcount(mk);
+#else
+        unsigned mk = BP_VMASK(adds);
+        for (int l = 0; l < 4; l++)
+            live[nlive + (bp_u32)l] = p + lanes_which[mk][l];
+        nlive += lanes_on[mk];
+#endif
     }
-    for (bp_u32 p = 0; p < n; p++) {
-        if (!L->close[p] && L->t[p] < 0.0f)
-            continue;
+    for (bp_u32 q = 0; q < nlive; q++) {
+        bp_u32 p = live[q];
         bp_push c;
         c.dvx = L->dvx[p];
         c.dvy = L->dvy[p];
@@ -92,15 +110,6 @@ static void work_off(pair_list *L, const bp_step_params *P, const bp_block_array
     }
     L->n = 0;
 }
-
-#if BP_LANES == 4
-/* For each mask of 4 lanes: how many are on, and which, first to last. */
-static const uint8_t lanes_on[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-static const uint8_t lanes_which[16][4] = {
-    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
-    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
-    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
-#endif
 
 /* Appends the balls of sorted[k ..] in the lanes of `in` to the list, in
  * lane order, as pairs of ball i. */
