@@ -541,6 +541,9 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
     if (!bp_team_start(&t))
         return;
+    /* passes 3 and 5 on blocks of balls in full lanes, as the CPU engine */
+    bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
+                         nvx, nvy, cpx, cpy, lx1, ly1, lx2, ly2, seg_start, seg_list};
     uint b, e;
     for (uint q = first; q < end; q++) {
         uint s = (q - 1u) / 5u, p = q == 0u ? 5u : (q - 1u) % 5u;
@@ -559,9 +562,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         } else if (p == 2u) {
             float vmax = sqrt(bp_team_v2max(&t, slots));
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-                for (uint i = b; i < e; i++)
-                    bp_contacts(i, &P, vmax, x, y, vx, vy, r, m, split, cell_start, sorted,
-                                spos, ncontact, best, nvx, nvy, cpx, cpy);
+                bp_block_contacts(&P, &A, vmax, b, e);
         } else if (p == 3u) {
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 for (uint i = b; i < e; i++)
@@ -569,11 +570,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         } else {
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
-                for (uint i = b; i < e; i++) {
-                    bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2,
-                                   ly2, seg_start, seg_list);
-                    split[i] = ncontact[i];
-                }
+                bp_block_move(&P, &A, b, e);
                 if (s + 1u < nsub)
                     v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
             }

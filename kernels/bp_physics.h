@@ -39,6 +39,7 @@
 typedef uint bp_u32;
 typedef int bp_i32;
 typedef uchar bp_u8;
+#define BP_K64(c) c##UL /* a 64-bit unsigned constant */
 #else
 #include <math.h>
 #include <stdint.h>
@@ -51,6 +52,7 @@ typedef uchar bp_u8;
 typedef uint32_t bp_u32;
 typedef int32_t bp_i32;
 typedef uint8_t bp_u8;
+#define BP_K64(c) c##ULL
 /* fminf/fmaxf without -ffinite-math-only are library calls; these compile to
  * one instruction and, like them, return b when a is NaN (the NaN guards
  * below pass the possibly-NaN value first). */
@@ -70,14 +72,60 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_LANES 4
 #endif
 #ifdef __OPENCL_VERSION__
-#if BP_LANES == 8
+#if BP_LANES == 16
+typedef float16 bp_vf;
+typedef int16 bp_vi;
+typedef uint16 bp_vu;
+#define BP_VGATHER(a, J)                                                                  \
+    ((float16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
+               (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],       \
+               (a)[J[13]], (a)[J[14]], (a)[J[15]]))
+#define BP_VGATHERU(a, J)                                                                  \
+    ((uint16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
+              (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],         \
+              (a)[J[13]], (a)[J[14]], (a)[J[15]]))
+#define BP_LANE_IDS \
+    ((uint16)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u))
+BP_FN uint bp_vmask(int16 m)
+{
+    int16 b = m & (int16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
+                          32768);
+    int8 c = b.lo | b.hi;
+    int4 d = c.lo | c.hi;
+    int2 e = d.lo | d.hi;
+    return (uint)(e.x | e.y);
+}
+#define BP_VMASK(m) bp_vmask(m)
+#define BP_VTOI(v) convert_int16(v)
+#define BP_VSTORE(v, p) vstore16((v), 0, (p))
+#define BP_VLOAD(p) vload16(0, (p))
+#define BP_VLOADU(p) vload16(0, (p))
+#define BP_VLOAD_XY(p, X, Y)                                   \
+    do {                                                       \
+        float16 lo_ = vload16(0, (p)), hi_ = vload16(0, (p) + 16); \
+        X = (float16)(lo_.even, hi_.even);                     \
+        Y = (float16)(lo_.odd, hi_.odd);                       \
+    } while (0)
+#elif BP_LANES == 8
 typedef float8 bp_vf;
 typedef int8 bp_vi;
 typedef uint8 bp_vu;
 #define BP_VGATHER(a, J)                                                                  \
     ((float8)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
               (a)[J[7]]))
+#define BP_VGATHERU(a, J)                                                                 \
+    ((uint8)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
+             (a)[J[7]]))
 #define BP_LANE_IDS ((uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u))
+BP_FN uint bp_vmask(int8 m)
+{
+    int8 b = m & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
+    int4 c = b.lo | b.hi;
+    int2 d = c.lo | c.hi;
+    return (uint)(d.x | d.y);
+}
+#define BP_VMASK(m) bp_vmask(m)
+#define BP_VTOI(v) convert_int8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
 #define BP_VLOADU(p) vload8(0, (p))
@@ -92,7 +140,10 @@ typedef float4 bp_vf;
 typedef int4 bp_vi;
 typedef uint4 bp_vu;
 #define BP_VGATHER(a, J) ((float4)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]))
+#define BP_VGATHERU(a, J) ((uint4)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]))
 #define BP_LANE_IDS ((uint4)(0u, 1u, 2u, 3u))
+#define BP_VMASK(m) ((uint)(((m).s0 & 1) | ((m).s1 & 2) | ((m).s2 & 4) | ((m).s3 & 8)))
+#define BP_VTOI(v) convert_int4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
 #define BP_VLOADU(p) vload4(0, (p))
@@ -103,7 +154,7 @@ typedef uint4 bp_vu;
         Y = xy_.odd;                 \
     } while (0)
 #else
-#error "BP_LANES must be 4 or 8"
+#error "BP_LANES must be 4, 8 or 16"
 #endif
 #define BP_VSPLAT(a) ((bp_vf)(a))
 #define BP_VUSPLAT(a) ((bp_vu)(a))
@@ -126,6 +177,17 @@ typedef int32_t bp_vi __attribute__((vector_size(64)));
 typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VGATHER(a, J) \
     ((bp_vf)_mm512_i32gather_ps(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
+#define BP_VGATHERU(a, J) \
+    ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
+#define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+/* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
+ * order, and adds their number to n (it may write BP_LANES slots). */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                \
+    do {                                                                             \
+        __mmask16 mk_ = _mm512_test_epi32_mask((__m512i)(m), (__m512i)(m));          \
+        _mm512_mask_compressstoreu_epi32((dst) + (n), mk_, (__m512i)(vals));         \
+        (n) += (bp_u32)__builtin_popcount(mk_);                                      \
+    } while (0)
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u})
 #define BP_VSPLAT(a) ((bp_vf)_mm512_set1_ps(a))
 #define BP_VUSPLAT(a) ((bp_vu)_mm512_set1_epi32((int)(a)))
@@ -157,6 +219,8 @@ typedef float bp_vf __attribute__((vector_size(16)));
 typedef int32_t bp_vi __attribute__((vector_size(16)));
 typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VGATHER(a, J) ((bp_vf){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
+#define BP_VGATHERU(a, J) ((bp_vu){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
+#define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
 #define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
 #define BP_VUSPLAT(a) ((bp_vu){(a), (a), (a), (a)})
@@ -203,6 +267,48 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
     ((unsigned)(((m)[0] & 1) | ((m)[1] & 2) | ((m)[2] & 4) | ((m)[3] & 8)))
 #endif
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
+#endif
+
+/* BP_VCOMPRESS(dst, n, m, vals) appends the lanes of vals (bp_vu) where
+ * the mask m is on to dst[n], dst[n + 1], ... in lane order and adds their
+ * number to n; it may write BP_LANES slots. With AVX-512 one instruction
+ * (above); with 4 lanes the lanes on, for each of the 16 masks, come from
+ * two constants (2 bits per lane, a byte per mask) and their number from a
+ * third (a nibble per mask); else lane by lane. */
+#ifndef BP_VCOMPRESS
+#if BP_LANES == 4
+#define BP_LANES_WHICH(mk, l) \
+    ((bp_u32)((((mk) < 8u ? BP_K64(0x2409080204010000) : BP_K64(0xe439380e340d0c03)) >> (((mk) & 7u) * 8u + (l) * 2u)) & 3u))
+#define BP_LANES_ON(mk) ((bp_u32)((BP_K64(0x4332322132212110) >> ((mk) * 4u)) & 15u))
+#define BP_VCOMPRESS(dst, n, m, vals)                  \
+    do {                                               \
+        bp_vu vv_ = (vals);                            \
+        bp_vi mm_ = (m);                               \
+        bp_u32 v_[4], n_ = (n);                        \
+        BP_VSTORE(vv_, v_);                            \
+        bp_u32 mk_ = BP_VMASK(mm_);                    \
+        (dst)[n_] = v_[BP_LANES_WHICH(mk_, 0u)];       \
+        (dst)[n_ + 1u] = v_[BP_LANES_WHICH(mk_, 1u)];  \
+        (dst)[n_ + 2u] = v_[BP_LANES_WHICH(mk_, 2u)];  \
+        (dst)[n_ + 3u] = v_[BP_LANES_WHICH(mk_, 3u)];  \
+        (n) = n_ + BP_LANES_ON(mk_);                   \
+    } while (0)
+#else
+#ifdef __OPENCL_VERSION__
+#define BP_LOWEST_BIT(b) (31u - clz((b) & (0u - (b))))
+#else
+#define BP_LOWEST_BIT(b) ((bp_u32)__builtin_ctz(b))
+#endif
+#define BP_VCOMPRESS(dst, n, m, vals)                 \
+    do {                                              \
+        bp_vu vv_ = (vals);                           \
+        bp_u32 v_[BP_LANES], n_ = (n);                \
+        BP_VSTORE(vv_, v_);                           \
+        for (bp_u32 mk_ = BP_VMASK(m); mk_; mk_ &= mk_ - 1u) \
+            (dst)[n_++] = v_[BP_LOWEST_BIT(mk_)];     \
+        (n) = n_;                                     \
+    } while (0)
+#endif
 #endif
 
 /* "No hit" marker for times of impact measured as a fraction of a sweep. */
@@ -952,11 +1058,21 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
             BP_PUSH_NEAR(1);
             BP_PUSH_NEAR(2);
             BP_PUSH_NEAR(3);
-#if BP_LANES == 8
+#if BP_LANES >= 8
             BP_PUSH_NEAR(4);
             BP_PUSH_NEAR(5);
             BP_PUSH_NEAR(6);
             BP_PUSH_NEAR(7);
+#endif
+#if BP_LANES == 16
+            BP_PUSH_NEAR(8);
+            BP_PUSH_NEAR(9);
+            BP_PUSH_NEAR(10);
+            BP_PUSH_NEAR(11);
+            BP_PUSH_NEAR(12);
+            BP_PUSH_NEAR(13);
+            BP_PUSH_NEAR(14);
+            BP_PUSH_NEAR(15);
 #endif
             /* ...and then BP_LANES at a time (bp_contact_group), across
              * rows, so that the lanes are mostly full: the list is worked
@@ -1305,6 +1421,334 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     y[i] = BP_FMIN(BP_FMAX(py, ri), P->height - ri);
     vx[i] = ux;
     vy[i] = uy;
+}
+
+/* ---- Passes 3 and 5 on blocks of balls, in full lanes (CPU devices) ------
+ *
+ * The CPU engine runs these (src/sim/cpu_blocks.c), and the OpenCL engine's
+ * one-launch step on CPU devices; GPUs keep a work-item per ball.
+ *
+ * Pass 3: bp_contacts takes one ball at a time, so its groups of lanes
+ * hold that ball's neighbours only: 1-2 of 4 lanes on the rain. Here the
+ * balls of a block are screened as there (the same rows, the same reach),
+ * their pairs (i, j) appended to one list, and the list is evaluated
+ * BP_LANES pairs at a time whatever ball they belong to (bp_vpair_eval,
+ * each lane doing what bp_contacts' lane does); then the pairs are folded
+ * into their balls' sums in list order (bp_fold_pair), which is each
+ * ball's neighbour order. So the sums are bp_contacts' bits.
+ *
+ * Pass 5: most balls hit nothing in a sub-step. BP_LANES balls at a time go
+ * through the first steps of bp_move_static in lanes (the same float
+ * operations), and those that reach no wall and have no line near finish
+ * there; the others take bp_move_static itself. */
+
+/* Balls per block, and the pairs the list holds before it is worked off. */
+#define BP_BLOCK 256u
+#define BP_PAIRS_CAP 256u
+
+/* What the passes read and write (the arguments of bp_contacts and
+ * bp_move_static). */
+typedef struct bp_block_arrays {
+    BP_GLOBAL float *x, *y, *vx, *vy;
+    BP_GLOBAL const float *r, *m;
+    BP_GLOBAL bp_u8 *split;       /* contact counts; pass 5 sets them from ncontact */
+    BP_GLOBAL const bp_u32 *cell_start, *sorted;
+    BP_GLOBAL const float *spos;
+    BP_GLOBAL bp_i32 *best;
+    BP_GLOBAL bp_u8 *ncontact;
+    BP_GLOBAL float *nvx, *nvy, *cpx, *cpy; /* pass 3's sums, pass 4's velocity and displacement */
+    BP_GLOBAL const float *lx1, *ly1, *lx2, *ly2;
+    BP_GLOBAL const bp_u32 *seg_start, *seg_list;
+} bp_block_arrays;
+
+typedef struct bp_pair_list {
+    bp_u32 i[BP_PAIRS_CAP + BP_LANES], j[BP_PAIRS_CAP + BP_LANES];
+    float t[BP_PAIRS_CAP + BP_LANES];
+    float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
+    float px[BP_PAIRS_CAP + BP_LANES], py[BP_PAIRS_CAP + BP_LANES];
+    bp_i32 close[BP_PAIRS_CAP + BP_LANES], cand[BP_PAIRS_CAP + BP_LANES];
+    bp_i32 soft[BP_PAIRS_CAP + BP_LANES];
+    bp_u32 live[BP_PAIRS_CAP + BP_LANES]; /* the pairs that add something, in order */
+    bp_u32 n;
+} bp_pair_list;
+
+/* Evaluates the list's pairs and folds them into st (the block's sums,
+ * ball i at st[i - i0]); empties the list. */
+BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_block_arrays *A,
+                             bp_fold *st, bp_u32 i0)
+{
+    bp_u32 n = L->n, nlive = 0u;
+    if (n == 0u)
+        return;
+    for (bp_u32 k = n; k % BP_LANES; k++) { /* the last group's unused lanes: its first pair */
+        L->i[k] = L->i[n - n % BP_LANES];
+        L->j[k] = L->j[n - n % BP_LANES];
+    }
+    for (bp_u32 p = 0u; p < n; p += BP_LANES) {
+        const bp_u32 *I = L->i + p, *J = L->j + p;
+        bp_vpair v;
+        float ni[BP_LANES];
+        for (bp_u32 k = 0u; k < BP_LANES; k++)
+            ni[k] = bp_split_n(A->split[I[k]]);
+        v.i = BP_VLOADU(I);
+        v.xi = BP_VGATHER(A->x, I);
+        v.yi = BP_VGATHER(A->y, I);
+        v.ri = BP_VGATHER(A->r, I);
+        v.mi = BP_VGATHER(A->m, I);
+        v.ni = BP_VLOAD(ni);
+        bp_vpair_with_j(&v, BP_VGATHER(A->vx, I), BP_VGATHER(A->vy, I), A->x, A->y, A->r, A->vx,
+                        A->vy, J);
+        bp_vterms o;
+        bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o))
+            continue; /* no lane adds anything */
+        BP_VSTORE(o.t, L->t + p);
+        BP_VSTORE(o.dvx, L->dvx + p);
+        BP_VSTORE(o.dvy, L->dvy + p);
+        BP_VSTORE(o.px, L->px + p);
+        BP_VSTORE(o.py, L->py + p);
+        BP_VSTORE(o.close, L->close + p);
+        BP_VSTORE(o.cand, L->cand + p);
+        BP_VSTORE(o.soft, L->soft + p);
+        /* the lanes bp_fold_pair would not skip */
+        BP_VCOMPRESS(L->live, nlive, (o.close | (o.t >= BP_VSPLAT(0.0f))) & lane,
+                     BP_LANE_IDS + BP_VUSPLAT(p));
+    }
+    for (bp_u32 q = 0u; q < nlive; q++) {
+        bp_u32 p = L->live[q];
+        bp_push c;
+        c.dvx = L->dvx[p];
+        c.dvy = L->dvy[p];
+        c.px = L->px[p];
+        c.py = L->py[p];
+        bp_fold_pair(st + (L->i[p] - i0), (bp_i32)L->j[p], L->t[p], L->close[p], L->cand[p],
+                     L->soft[p], c);
+    }
+    L->n = 0u;
+}
+
+/* bp_grid_coord, lane by lane. */
+BP_FN bp_vi bp_vgrid_coord(bp_vf v, float inv_cell, bp_i32 n)
+{
+    bp_vf c = v * inv_cell;
+    bp_vi t = BP_VTOI(c); /* the lanes it is kept in are in range */
+    bp_vi top = c >= (float)(n - 1);
+    bp_vi below = ~(c >= 0.0f); /* and NaN */
+    return ~below & ((top & (n - 1)) | (~top & t));
+}
+
+/* bp_clampi, lane by lane. */
+BP_FN bp_vi bp_vclamp(bp_vi v, bp_vi lo, bp_vi hi)
+{
+    bp_vi under = v < lo, over = v > hi;
+    return (under & lo) | (~under & ((over & hi) | (~over & v)));
+}
+
+/* Where a block's balls look for neighbours: bp_reach squared and
+ * bp_search_window, ball i at i - i0. */
+typedef struct bp_block_reach {
+    float reach2[BP_BLOCK];
+    bp_i32 x0[BP_BLOCK], x1[BP_BLOCK], y0[BP_BLOCK], y1[BP_BLOCK];
+} bp_block_reach;
+
+/* bp_reach and bp_search_window of balls i0..i1-1, BP_LANES at a time in
+ * lanes (the same float operations, so the same reach and cells), the last
+ * few one at a time. */
+BP_FN void bp_block_windows(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                            bp_u32 i0, bp_u32 i1, bp_block_reach *W)
+{
+    bp_u32 i = i0;
+    for (; i + BP_LANES <= i1; i += BP_LANES) {
+        bp_vf x = BP_VLOAD(A->x + i), y = BP_VLOAD(A->y + i);
+        bp_vf vx = BP_VLOAD(A->vx + i), vy = BP_VLOAD(A->vy + i);
+        bp_vf rsum = BP_VLOAD(A->r + i) + P->rmax;
+        bp_vf close = BP_CLOSE_DIST(P, rsum);
+        bp_vf hit = rsum + (BP_VSQRT(vx * vx + vy * vy) + vmax) * P->h;
+        bp_vf reach = 1.01f * BP_VMAX(close, hit);
+        bp_vf reach2 = reach * reach;
+        bp_vi cx = bp_vgrid_coord(x, P->inv_cell, P->gw), cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
+        bp_vi x0 = bp_vclamp(bp_vgrid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
+        bp_vi x1 = bp_vclamp(bp_vgrid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
+        bp_vi y0 = bp_vclamp(bp_vgrid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
+        bp_vi y1 = bp_vclamp(bp_vgrid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
+        BP_VSTORE(reach2, W->reach2 + (i - i0));
+        BP_VSTORE(x0, W->x0 + (i - i0));
+        BP_VSTORE(x1, W->x1 + (i - i0));
+        BP_VSTORE(y0, W->y0 + (i - i0));
+        BP_VSTORE(y1, W->y1 + (i - i0));
+    }
+    for (; i < i1; i++) {
+        float vxi = A->vx[i], vyi = A->vy[i];
+        float reach = bp_reach(P, A->r[i], BP_SQRT(vxi * vxi + vyi * vyi), vmax);
+        bp_window win = bp_search_window(P, A->x[i], A->y[i], reach);
+        W->reach2[i - i0] = reach * reach;
+        W->x0[i - i0] = win.x0;
+        W->x1[i - i0] = win.x1;
+        W->y0[i - i0] = win.y0;
+        W->y1[i - i0] = win.y1;
+    }
+}
+
+/* Pass 3 for balls i0..i1-1, at most BP_BLOCK of them. */
+BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                                 bp_u32 i0, bp_u32 i1, bp_pair_list *L, bp_fold *st,
+                                 bp_block_reach *W)
+{
+    BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
+    BP_GLOBAL const float *spos = A->spos;
+    L->n = 0u;
+    bp_block_windows(P, A, vmax, i0, i1, W);
+    for (bp_u32 i = i0; i < i1; i++) {
+        st[i - i0] = bp_fold_start();
+        float xi = A->x[i], yi = A->y[i], reach2 = W->reach2[i - i0];
+        bp_i32 x0 = W->x0[i - i0], x1 = W->x1[i - i0];
+        /* bp_contacts' screening: a row's run BP_LANES balls at a time */
+        for (bp_i32 gy = W->y0[i - i0]; gy <= W->y1[i - i0]; gy++) {
+            bp_u32 row = (bp_u32)(gy * P->gw);
+            bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
+            for (bp_u32 k = k0; k < k1; k += BP_LANES) {
+                if (L->n > BP_PAIRS_CAP - BP_LANES)
+                    bp_pairs_work_off(L, P, A, st, i0);
+                bp_vf px, py;
+                BP_VLOAD_XY(spos + 2u * k, px, py);
+                bp_vu jv = BP_VLOADU(sorted + k);
+                bp_vf dx = px - xi, dy = py - yi;
+                bp_vi in = (dx * dx + dy * dy <= reach2) &
+                           (BP_VUSPLAT(k) + BP_LANE_IDS < BP_VUSPLAT(k1)) & (jv != BP_VUSPLAT(i));
+                bp_vu iv = BP_VUSPLAT(i);
+                BP_VSTORE(iv, L->i + L->n);
+                BP_VCOMPRESS(L->j, L->n, in, jv);
+            }
+        }
+    }
+    bp_pairs_work_off(L, P, A, st, i0);
+    for (bp_u32 i = i0; i < i1; i++) {
+        bp_fold f = st[i - i0];
+        A->best[i] = f.b;
+        A->ncontact[i] = (bp_u8)(f.count < 255u ? f.count : 255u);
+        A->nvx[i] = f.acc.dvx;
+        A->nvy[i] = f.acc.dvy;
+        A->cpx[i] = f.acc.px;
+        A->cpy[i] = f.acc.py;
+    }
+}
+
+/* Pass 3 for balls i0..i1-1, BP_BLOCK at a time. */
+BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                             bp_u32 i0, bp_u32 i1)
+{
+    bp_pair_list L;
+    bp_fold st[BP_BLOCK];
+    bp_block_reach W;
+    for (bp_u32 b = i0; b < i1; b += BP_BLOCK)
+        bp_block_contacts_one(P, A, vmax, b, i1 - b > BP_BLOCK ? b + BP_BLOCK : i1, &L, st, &W);
+}
+
+/* bp_segments_near, lane by lane: whether the segment grid holds any
+ * segment in the cells of each lane's swept box. */
+BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
+                              bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vi x0 = bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
+    bp_vi x1 = bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
+    bp_vi y0 = bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
+    bp_vi y1 = bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
+    bp_i32 ly0[BP_LANES], ly1[BP_LANES];
+    BP_VSTORE(y0, ly0);
+    BP_VSTORE(y1, ly1);
+    bp_i32 top = ly0[0], bottom = ly1[0];
+    for (int l = 1; l < BP_LANES; l++) {
+        top = ly0[l] < top ? ly0[l] : top;
+        bottom = ly1[l] > bottom ? ly1[l] : bottom;
+    }
+    bp_vi near_ = BP_VI0;
+    for (bp_i32 gy = top; gy <= bottom; gy++) {
+        bp_vi on = (y0 <= gy) & (y1 >= gy); /* off: cell 0, read and dropped */
+        bp_vi row = on & (gy * P->sgw);
+        bp_i32 ka[BP_LANES], kb[BP_LANES];
+        bp_vi ia = row + (on & (x1 + 1)), ib = row + (on & x0);
+        BP_VSTORE(ia, ka);
+        BP_VSTORE(ib, kb);
+        near_ |= on & (BP_VGATHERU(seg_start, ka) != BP_VGATHERU(seg_start, kb));
+    }
+    return near_;
+}
+
+/* bp_cap_speed, lane by lane. */
+BP_FN void bp_vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
+{
+    bp_vf s2 = *vx * *vx + *vy * *vy, zero = BP_VSPLAT(0.0f);
+    bp_vi bad = ~(s2 == s2) | (s2 == BP_VSPLAT(INFINITY));
+    bp_vi over = s2 > cap * cap;
+    bp_vf k = cap / BP_VSQRT(s2);
+    *vx = BP_VSEL(bad, zero, BP_VSEL(over, *vx * k, *vx));
+    *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
+}
+
+/* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
+BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
+{
+    bp_u32 i = i0;
+    const float h = P->h;
+    const bp_vf zero = BP_VSPLAT(0.0f);
+    for (; i + BP_LANES <= i1; i += BP_LANES) {
+        /* bp_move_static up to its first sweep */
+        bp_vf ri = BP_VLOAD(A->r + i);
+        bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
+        bp_vf py = BP_VMIN(BP_VMAX(BP_VLOAD(A->y + i), ri), P->height - ri);
+        bp_vf ux = BP_VLOAD(A->nvx + i), uy = BP_VLOAD(A->nvy + i);
+        bp_vf Dx = BP_VLOAD(A->cpx + i) + ux * h, Dy = BP_VLOAD(A->cpy + i) + uy * h;
+        bp_vi slow = BP_VI0;
+        if (P->nlines > 0u)
+            slow = bp_vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri);
+        /* bp_sweep_box from no hit */
+        bp_vf best = BP_VSPLAT(BP_NO_HIT);
+        bp_vf t = BP_VSEL(Dx < zero, BP_VMAX(px - ri, zero) / -Dx,
+                          BP_VSEL(Dx > zero, BP_VMAX(P->width - ri - px, zero) / Dx, best));
+        best = BP_VSEL(t < best, t, best);
+        t = BP_VSEL(Dy < zero, BP_VMAX(py - ri, zero) / -Dy,
+                    BP_VSEL(Dy > zero, BP_VMAX(P->height - ri - py, zero) / Dy, best));
+        best = BP_VSEL(t < best, t, best);
+        /* A lane whose sweep hits nothing moves the whole way: the end of
+         * bp_move_static. The others take bp_move_static itself. */
+        slow |= ~(best > 1.0f);
+        px = px + Dx;
+        py = py + Dy;
+        bp_vcap_speed(P->speed_cap, &ux, &uy);
+        px = BP_VMIN(BP_VMAX(px, ri), P->width - ri);
+        py = BP_VMIN(BP_VMAX(py, ri), P->height - ri);
+        if (!BP_VANY(slow)) {
+            BP_VSTORE(px, A->x + i);
+            BP_VSTORE(py, A->y + i);
+            BP_VSTORE(ux, A->vx + i);
+            BP_VSTORE(uy, A->vy + i);
+            continue;
+        }
+        float l[4][BP_LANES];
+        bp_i32 ls[BP_LANES];
+        BP_VSTORE(px, l[0]);
+        BP_VSTORE(py, l[1]);
+        BP_VSTORE(ux, l[2]);
+        BP_VSTORE(uy, l[3]);
+        BP_VSTORE(slow, ls);
+        for (bp_u32 k = 0u; k < BP_LANES; k++) {
+            if (ls[k]) {
+                bp_move_static(i + k, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx,
+                               A->cpy, A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start,
+                               A->seg_list);
+            } else {
+                A->x[i + k] = l[0][k];
+                A->y[i + k] = l[1][k];
+                A->vx[i + k] = l[2][k];
+                A->vy[i + k] = l[3][k];
+            }
+        }
+    }
+    for (; i < i1; i++)
+        bp_move_static(i, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy, A->r,
+                       A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start, A->seg_list);
+    for (bp_u32 k = i0; k < i1; k++)
+        A->split[k] = A->ncontact[k];
 }
 
 #endif

@@ -318,10 +318,12 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * less than 4, and 4 is faster on the rain and level on the pile
      * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8 overrides (tests,
      * tuning). */
-    int four = 1;
-    if (env_choice("BALLPIT_OCL_LANES", "4", "8", &four, err, errlen))
+    unsigned long lanes_ = 4;
+    if (env_count("BALLPIT_OCL_LANES", 4, 16, &lanes_, err, errlen))
         return -1;
-    const int lanes = four ? 4 : 8;
+    if (lanes_ != 4 && lanes_ != 8 && lanes_ != 16)
+        return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_LANES=%lu is not 4, 8 or 16", lanes_);
+    const int lanes = (int)lanes_;
     /* How long a group of bp_k_steps waits for the others at a barrier
      * before it ends the launch, in turns of its spin loop: as long as at
      * the check-in, 2^19, about 0.35 ms on this machine's PoCL (OpenMP's

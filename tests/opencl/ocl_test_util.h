@@ -107,6 +107,34 @@ static inline bp_world *t_world_pile(uint32_t n)
     return w;
 }
 
+/* Mixed sizes: one ball of radius 12 among n balls of radius 1.5 packed in
+ * a 120x120 box. The big ball sizes the grid's cells (25 px), so a row of
+ * 3 cells holds about 30 small balls: every lane of the widest screening
+ * (16) and runs of several steps. */
+static inline bp_world *t_world_mixed(uint32_t n)
+{
+    bp_params p = bp_params_default();
+    p.width = 120;
+    p.height = 120;
+    bp_world *w = bp_world_create(&p);
+    if (!w)
+        return NULL;
+    uint64_t s = 41;
+    if (t_add_ball(w, 60.0f, 20.0f, 0.0f, 0.0f, 12.0f)) {
+        bp_world_destroy(w);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        float x = 4.0f + (float)(i % 34) * 3.4f + 0.5f * t_rand(&s);
+        float y = 40.0f + (float)(i / 34) * 3.4f + 0.5f * t_rand(&s);
+        if (y > 116.0f || t_add_ball(w, x, y, 30.0f * (t_rand(&s) - 0.5f), 0.0f, 1.5f)) {
+            bp_world_destroy(w);
+            return NULL;
+        }
+    }
+    return w;
+}
+
 /* Rain: n balls of radius 2 in a sheet falling onto 8 slanted ramps. */
 static inline bp_world *t_world_rain(uint32_t n)
 {

@@ -82,8 +82,8 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
     if (!probe)
         return BP_TEST_SKIP;
     bp_engine_destroy(probe);
-    bp_world *worlds[2] = {t_world_rain(1500), t_world_pile(700)};
-    for (int k = 0; k < 2; k++) {
+    bp_world *worlds[3] = {t_world_rain(1500), t_world_pile(700), t_world_mixed(600)};
+    for (int k = 0; k < 3; k++) {
         bp_world *w = worlds[k], *first = NULL;
         ENSURE(w != NULL);
         for (size_t i = 0; i < nsets; i++) {
@@ -107,14 +107,17 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
     return 0;
 }
 
-/* The contact pass in 4 and in 8 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
+/* The contact pass in 4, 8 and 16 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
  * asked) gives the same bits: every lane does the scalar operations and
- * the lanes are summed in neighbour order. */
+ * the lanes are summed in neighbour order. (bp_k_steps runs passes 3 and
+ * 5 on blocks of balls, the separate kernels one ball at a time: both
+ * widths of both.) */
 static int lanes_same_bits(void)
 {
     static const char *const sets[][T_SET_MAX] = {
         {"BALLPIT_OCL_LANES", "4", NULL},
         {"BALLPIT_OCL_LANES", "8", NULL},
+        {"BALLPIT_OCL_LANES", "16", NULL},
     };
     return same_bits_across_settings(sets, sizeof sets / sizeof *sets);
 }

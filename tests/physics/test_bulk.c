@@ -181,6 +181,20 @@ static uint64_t world_hash(const bp_world *w)
     return h;
 }
 
+/* One ball of radius 12 among 600 of radius 1.5: the big ball sizes the
+ * grid's cells, so a grid row holds about 30 balls (every lane of the
+ * widest screening, and runs of several steps). */
+static bp_world *mixed_world(void)
+{
+    bp_params p = bp_params_default();
+    p.width = 120;
+    p.height = 120;
+    bp_world *w = bp_world_create(&p);
+    bp_world_add_ball(w, 60, 20, 0, 0, 12, 0, NULL, 0);
+    bp_world_add_swarm(w, 60, 78, 600, 1.5f, 54, 0, 0, 11, NULL, 0);
+    return w;
+}
+
 static bp_world *busy_world(void)
 {
     bp_params p = bp_params_default();
@@ -198,27 +212,31 @@ static bp_world *busy_world(void)
  * processor has (BALLPIT_CPU_LANES; src/sim/cpu_blocks.h). */
 static int deterministic_across_runs_and_threads(void)
 {
-    uint64_t h[5];
-    int threads[5] = {2, 2, 1, 2, 2};
-    const char *lanes[5] = {NULL, NULL, NULL, "1", "4"};
-    int runs = test_backend() == BP_BACKEND_CPU ? 5 : 3;
-    for (int k = 0; k < runs; k++) {
-        bp_world *w = busy_world();
-        if (lanes[k])
-            setenv("BALLPIT_CPU_LANES", lanes[k], 1);
-        bp_engine *e = test_engine(w, threads[k]);
-        unsetenv("BALLPIT_CPU_LANES");
-        if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
-        ENSURE(test_step(e, w, 60 * 30) == 0);
-        h[k] = world_hash(w);
-        bp_engine_destroy(e);
-        bp_world_destroy(w);
-    }
-    ENSURE(h[0] == h[1]);
-    if (test_backend() == BP_BACKEND_CPU) {
-        ENSURE(h[0] == h[2]);
-        ENSURE(h[0] == h[3]);
-        ENSURE(h[0] == h[4]);
+    bp_world *(*const make[2])(void) = {busy_world, mixed_world};
+    const uint32_t frames[2] = {60, 20};
+    for (int world = 0; world < 2; world++) {
+        uint64_t h[5];
+        int threads[5] = {2, 2, 1, 2, 2};
+        const char *lanes[5] = {NULL, NULL, NULL, "1", "4"};
+        int runs = test_backend() == BP_BACKEND_CPU ? 5 : 3;
+        for (int k = 0; k < runs; k++) {
+            bp_world *w = make[world]();
+            if (lanes[k])
+                setenv("BALLPIT_CPU_LANES", lanes[k], 1);
+            bp_engine *e = test_engine(w, threads[k]);
+            unsetenv("BALLPIT_CPU_LANES");
+            if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
+            ENSURE(test_step(e, w, frames[world] * 30) == 0);
+            h[k] = world_hash(w);
+            bp_engine_destroy(e);
+            bp_world_destroy(w);
+        }
+        ENSURE(h[0] == h[1]);
+        if (test_backend() == BP_BACKEND_CPU) {
+            ENSURE(h[0] == h[2]);
+            ENSURE(h[0] == h[3]);
+            ENSURE(h[0] == h[4]);
+        }
     }
     return 0;
 }
