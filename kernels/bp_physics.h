@@ -211,9 +211,47 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
 #define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
+#elif BP_LANES == 8
+/* The CPU engine's block passes on AVX2 (x86-64-v3; src/sim/cpu_blocks.c). */
+#if !defined(__AVX2__)
+#error "8 lanes in C need AVX2"
+#endif
+#include <immintrin.h>
+typedef float bp_vf __attribute__((vector_size(32)));
+typedef int32_t bp_vi __attribute__((vector_size(32)));
+typedef uint32_t bp_vu __attribute__((vector_size(32)));
+#define BP_VGATHER(a, J) \
+    ((bp_vf)_mm256_i32gather_ps((const float *)(a), _mm256_loadu_si256((const __m256i *)(J)), 4))
+#define BP_VGATHERU(a, J)                                                             \
+    ((bp_vu)_mm256_i32gather_epi32((const int *)(a), _mm256_loadu_si256((const __m256i *)(J)), \
+                                   4))
+#define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
+#define BP_VSPLAT(a) ((bp_vf)_mm256_set1_ps(a))
+#define BP_VUSPLAT(a) ((bp_vu)_mm256_set1_epi32((int)(a)))
+#define BP_VI0 ((bp_vi)_mm256_setzero_si256())
+#define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
+#define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
+#define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
+#define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
+#define BP_VLOAD(p) ((bp_vf)_mm256_loadu_ps(p))
+#define BP_VLOADU(p) ((bp_vu)_mm256_loadu_si256((const __m256i *)(p)))
+/* X = p[0], p[2], ..., p[14]; Y = p[1], p[3], ..., p[15]: the even (odd)
+ * floats of each 128-bit half, then the halves' 64-bit quarters in order */
+#define BP_VLOAD_XY(p, X, Y)                                                             \
+    do {                                                                                 \
+        __m256 lo_ = _mm256_loadu_ps(p), hi_ = _mm256_loadu_ps((p) + 8);                 \
+        X = (bp_vf)_mm256_castpd_ps(_mm256_permute4x64_pd(                               \
+            _mm256_castps_pd(_mm256_shuffle_ps(lo_, hi_, 0x88)), 0xd8));                 \
+        Y = (bp_vf)_mm256_castpd_ps(_mm256_permute4x64_pd(                               \
+            _mm256_castps_pd(_mm256_shuffle_ps(lo_, hi_, 0xdd)), 0xd8));                 \
+    } while (0)
+#define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
+#define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
+#define BP_VANY(m) (BP_VMASK(m) != 0u)
 #else
 #if BP_LANES != 4
-#error "the C engine's lanes are 4 floats, or 16 with AVX-512"
+#error "the C engine's lanes are 4 floats, 8 with AVX2 or 16 with AVX-512"
 #endif
 typedef float bp_vf __attribute__((vector_size(16)));
 typedef int32_t bp_vi __attribute__((vector_size(16)));

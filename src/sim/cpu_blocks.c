@@ -1,13 +1,16 @@
 /* cpu_blocks.c - the CPU engine's block passes (kernels/bp_physics.h,
  * "Passes 3 and 5 on blocks of balls") at one lane width: compiled with
- * BP_LANES 4 for any processor, and a second time with BP_LANES 16 and
- * -march=x86-64-v4 (BP_BLOCKS_WIDE; src/meson.build), where gathers and
- * the compress of the lanes in reach are single AVX-512 instructions.
+ * BP_LANES 4 for any processor, and where the compiler can (src/meson.build)
+ * again with BP_LANES 8 and -march=x86-64-v3 (AVX2: gathers in one
+ * instruction) and with BP_LANES 16 and -march=x86-64-v4 (AVX-512: the
+ * compress of the lanes in reach too).
  */
 #include "cpu_blocks.h"
 
-#ifdef BP_BLOCKS_WIDE
+#if BP_LANES == 16
 const bp_block_passes bp_blocks16 = {bp_block_contacts, bp_block_move, 16};
+#elif BP_LANES == 8
+const bp_block_passes bp_blocks8 = {bp_block_contacts, bp_block_move, 8};
 #else
 const bp_block_passes bp_blocks4 = {bp_block_contacts, bp_block_move, 4};
 
@@ -16,6 +19,10 @@ const bp_block_passes *bp_blocks_best(void)
 #ifdef BP_HAVE_BLOCKS16
     if (__builtin_cpu_supports("x86-64-v4"))
         return &bp_blocks16;
+#endif
+#ifdef BP_HAVE_BLOCKS8
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return &bp_blocks8;
 #endif
     return &bp_blocks4;
 }

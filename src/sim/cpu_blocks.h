@@ -3,8 +3,8 @@
  * kernels/bp_physics.h).
  *
  * cpu_blocks.c is compiled for 4 lanes (any processor) and, where the
- * compiler can, a second time for 16 lanes with AVX-512 (x86-64-v4);
- * bp_blocks_best picks the widest the processor runs. Every variant gives
+ * compiler can, for 8 lanes with AVX2 (x86-64-v3) and 16 with AVX-512
+ * (x86-64-v4); bp_blocks_best picks the widest the processor runs. Every variant gives
  * the bits of the per-ball passes (bp_contacts, bp_move_static), which the
  * OpenCL kernels run on GPUs.
  */
@@ -23,6 +23,9 @@ typedef struct bp_block_passes {
 } bp_block_passes;
 
 extern const bp_block_passes bp_blocks4;
+#ifdef BP_HAVE_BLOCKS8
+extern const bp_block_passes bp_blocks8;
+#endif
 #ifdef BP_HAVE_BLOCKS16
 extern const bp_block_passes bp_blocks16;
 #endif

@@ -208,35 +208,43 @@ static bp_world *busy_world(void)
 
 /* Same scene, same bits: twice with two threads, once with one; on the
  * CPU engine also with its passes one ball at a time, as the OpenCL
- * kernels run them, and in blocks 4 lanes wide, instead of the widest the
- * processor has (BALLPIT_CPU_LANES; src/sim/cpu_blocks.h). */
+ * kernels on GPUs run them, and in blocks of every lane width, besides the
+ * widest the processor has (BALLPIT_CPU_LANES; src/sim/cpu_blocks.h; a
+ * width the processor lacks is left out). Two worlds: obstacles and swarms,
+ * and mixed sizes whose grid rows hold every lane of the widest screening. */
 static int deterministic_across_runs_and_threads(void)
 {
     bp_world *(*const make[2])(void) = {busy_world, mixed_world};
     const uint32_t frames[2] = {60, 20};
+    enum { RUNS = 7 };
+    const int threads[RUNS] = {2, 2, 1, 2, 2, 2, 2};
+    const char *const lanes[RUNS] = {NULL, NULL, NULL, "1", "4", "8", "16"};
+    int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
     for (int world = 0; world < 2; world++) {
-        uint64_t h[5];
-        int threads[5] = {2, 2, 1, 2, 2};
-        const char *lanes[5] = {NULL, NULL, NULL, "1", "4"};
-        int runs = test_backend() == BP_BACKEND_CPU ? 5 : 3;
+        uint64_t h[RUNS];
         for (int k = 0; k < runs; k++) {
             bp_world *w = make[world]();
             if (lanes[k])
                 setenv("BALLPIT_CPU_LANES", lanes[k], 1);
             bp_engine *e = test_engine(w, threads[k]);
             unsetenv("BALLPIT_CPU_LANES");
+            if (!e && k >= 5) { /* no AVX2 or AVX-512 here */
+                h[k] = h[0];
+                bp_world_destroy(w);
+                continue;
+            }
             if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
             ENSURE(test_step(e, w, frames[world] * 30) == 0);
             h[k] = world_hash(w);
             bp_engine_destroy(e);
             bp_world_destroy(w);
         }
-        ENSURE(h[0] == h[1]);
-        if (test_backend() == BP_BACKEND_CPU) {
-            ENSURE(h[0] == h[2]);
-            ENSURE(h[0] == h[3]);
-            ENSURE(h[0] == h[4]);
-        }
+        for (int k = 1; k < runs; k++)
+            if (h[k] != h[0])
+                fprintf(stderr, "world %d: run %d (%d threads, lanes %s) differs\n", world, k,
+                        threads[k], lanes[k] ? lanes[k] : "widest");
+        for (int k = 1; k < runs; k++)
+            ENSURE(h[k] == h[0]);
     }
     return 0;
 }
