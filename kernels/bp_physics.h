@@ -1789,4 +1789,37 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         A->split[k] = A->ncontact[k];
 }
 
+#ifndef __OPENCL_VERSION__
+/* Pass 1 (bp_integrate, and bp_cell_of into cell[]) for balls i0..i1-1,
+ * BP_LANES at a time; returns the largest of m and their speeds^2. (The
+ * CPU engine's; the OpenCL kernels keep bp_integrate.) */
+BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A, bp_u32 *cell,
+                               bp_u32 i0, bp_u32 i1, float m)
+{
+    bp_u32 i = i0;
+    bp_vf vm = BP_VSPLAT(m);
+    for (; i + BP_LANES <= i1; i += BP_LANES) {
+        bp_vf ux = BP_VLOAD(A->vx + i) + P->gx * P->h, uy = BP_VLOAD(A->vy + i) + P->gy * P->h;
+        bp_vcap_speed(P->speed_cap, &ux, &uy);
+        BP_VSTORE(ux, A->vx + i);
+        BP_VSTORE(uy, A->vy + i);
+        bp_vf v2 = ux * ux + uy * uy;
+        vm = BP_VSEL(v2 > vm, v2, vm);
+        bp_vi c = bp_vgrid_coord(BP_VLOAD(A->y + i), P->inv_cell, P->gh) * P->gw +
+                  bp_vgrid_coord(BP_VLOAD(A->x + i), P->inv_cell, P->gw);
+        BP_VSTORE(c, cell + i);
+    }
+    float l[BP_LANES];
+    BP_VSTORE(vm, l);
+    for (int k = 0; k < BP_LANES; k++)
+        m = l[k] > m ? l[k] : m;
+    for (; i < i1; i++) {
+        float v2 = bp_integrate(i, P, A->vx, A->vy);
+        m = v2 > m ? v2 : m;
+        cell[i] = bp_cell_of(P, A->x[i], A->y[i]);
+    }
+    return m;
+}
+#endif
+
 #endif

@@ -14,6 +14,10 @@
 #include "bp_physics.h"
 
 typedef struct bp_block_passes {
+    /* pass 1 (bp_integrate, bp_cell_of) for balls i0..i1-1: the largest of
+     * m and their speeds^2 */
+    float (*integrate)(const bp_step_params *P, const bp_block_arrays *A, bp_u32 *cell,
+                       bp_u32 i0, bp_u32 i1, float m);
     /* pass 3 (bp_contacts) for balls i0..i1-1 */
     void (*contacts)(const bp_step_params *P, const bp_block_arrays *A, float vmax, bp_u32 i0,
                      bp_u32 i1);

@@ -103,15 +103,29 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const uint32_t *seg_start = c->sg.start, *seg_list = c->sg.list;
     bp_phase_times T = {0};
     (void)nt;
+    const bp_block_passes *B = c->blocks;
+    bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
+                         c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy, lx1, ly1,
+                         lx2, ly2, seg_start, seg_list};
+    const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
     for (uint32_t s = 0; s < nsub; s++) {
         double t0 = bp_now();
         float v2max = 0.0f;
+        if (B) {
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
-        for (int i = 0; i < n; i++) {
-            float v2 = bp_integrate((bp_u32)i, &P, vx, vy);
-            if (v2 > v2max)
-                v2max = v2;
-            c->cell[i] = bp_cell_of(&P, x[i], y[i]);
+            for (int b = 0; b < nb; b++) {
+                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
+                v2max = B->integrate(&P, &A, c->cell, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n,
+                                     v2max);
+            }
+        } else {
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
+            for (int i = 0; i < n; i++) {
+                float v2 = bp_integrate((bp_u32)i, &P, vx, vy);
+                if (v2 > v2max)
+                    v2max = v2;
+                c->cell[i] = bp_cell_of(&P, x[i], y[i]);
+            }
         }
         double t1 = bp_now();
         bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
@@ -120,11 +134,6 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
         float vmax = sqrtf(v2max);
         double t2 = bp_now();
-        const bp_block_passes *B = c->blocks;
-        bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
-                             c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy, lx1, ly1,
-                             lx2, ly2, seg_start, seg_list};
-        const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
         if (B) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
             for (int b = 0; b < nb; b++) {
