@@ -510,20 +510,6 @@ static float bp_team_v2max(bp_team *t, uint slots)
     return m;
 }
 
-/* Pass 1 for the balls of one chunk: integration, the cell, and this
- * group's running maximum of speed^2. */
-static float bp_team_integrate(uint b, uint e, const bp_step_params *P, __global const float *x,
-                               __global const float *y, __global float *vx, __global float *vy,
-                               __global uint *cell, float m)
-{
-    for (uint i = b; i < e; i++) {
-        float v2 = bp_integrate(i, P, vx, vy);
-        m = v2 > m ? v2 : m;
-        cell[i] = bp_cell_of(P, x[i], y[i]);
-    }
-    return m;
-}
-
 __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint end,
                          const uint nsub,
                          const uint ncells, const uint chunk, const uint slots,
@@ -541,7 +527,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
     if (!bp_team_start(&t))
         return;
-    /* passes 3 and 5 on blocks of balls in full lanes, as the CPU engine */
+    /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
                          nvx, nvy, cpx, cpy, lx1, ly1, lx2, ly2, seg_start, seg_list};
     uint b, e;
@@ -550,7 +536,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         if (p == 5u) { /* pass 1 of the first sub-step */
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-                v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+                v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             bp_team_put_v2(&t, slots, v2m);
         } else if (p == 0u) {
             if (t.g == 0u)
@@ -565,14 +551,13 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_block_contacts(&P, &A, vmax, b, e);
         } else if (p == 3u) {
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-                for (uint i = b; i < e; i++)
-                    bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
+                bp_block_resolve(&P, &A, b, e);
         } else {
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
                 bp_block_move(&P, &A, b, e);
                 if (s + 1u < nsub)
-                    v2m = bp_team_integrate(b, e, &P, x, y, vx, vy, cell, v2m);
+                    v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             }
             bp_team_put_v2(&t, slots, v2m);
         }

@@ -20,6 +20,9 @@
  *                        box with time of impact; writes x, y, vx, vy; the
  *                        engine then keeps the contact count for the next
  *                        sub-step's mass splitting (split[i] = ncontact[i])
+ * On CPUs passes 1, 3 and 5 run on blocks of balls in full SIMD lanes
+ * instead (bp_block_integrate, bp_block_contacts, bp_block_move, at the
+ * end), with the same bits.
  */
 #ifndef BP_PHYSICS_H
 #define BP_PHYSICS_H
@@ -61,9 +64,10 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
 /* Several pairs at a time: bp_contacts works out the pairs of a ball
- * BP_LANES neighbours at once in SIMD lanes (float4 in OpenCL C, float8
- * when the engine is asked for 8 lanes; a GCC/clang 4-float vector in
- * C). Each lane does exactly the float operations the
+ * BP_LANES neighbours at once in SIMD lanes (float4 in OpenCL C, float8 or
+ * float16 when the engine is asked; a GCC/clang vector of 4 floats in C,
+ * or 8 and 16 with AVX2 and AVX-512 in the CPU engine's wider builds of
+ * the block passes). Each lane does exactly the float operations the
  * scalar functions do, in the same order (IEEE +, -, *, / and sqrt give
  * the same bits in a lane as alone), and the lanes are summed one by one
  * in neighbour order, so the result is the scalar code's to the bit, for
@@ -97,6 +101,7 @@ BP_FN uint bp_vmask(int16 m)
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int16(v)
+#define BP_VASU(v) as_uint16(v)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
@@ -126,6 +131,7 @@ BP_FN uint bp_vmask(int8 m)
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int8(v)
+#define BP_VASU(v) as_uint8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
 #define BP_VLOADU(p) vload8(0, (p))
@@ -144,6 +150,7 @@ typedef uint4 bp_vu;
 #define BP_LANE_IDS ((uint4)(0u, 1u, 2u, 3u))
 #define BP_VMASK(m) ((uint)(((m).s0 & 1) | ((m).s1 & 2) | ((m).s2 & 4) | ((m).s3 & 8)))
 #define BP_VTOI(v) convert_int4(v)
+#define BP_VASU(v) as_uint4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
 #define BP_VLOADU(p) vload4(0, (p))
@@ -166,8 +173,8 @@ typedef uint4 bp_vu;
 #define BP_VMAX(a, b) fmax(a, b)
 #define BP_VANY(m) any(m)
 #elif BP_LANES == 16
-/* The CPU engine's pair list on AVX-512 (src/sim/contacts_pairs.c, built a
- * second time for x86-64-v4 and picked at run time). */
+/* The CPU engine's block passes on AVX-512 (src/sim/cpu_blocks.c, built
+ * for x86-64-v4 and picked at run time). */
 #if !defined(__AVX512F__)
 #error "16 lanes in C need AVX-512"
 #endif
@@ -180,6 +187,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VGATHERU(a, J) \
     ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VASU(v) ((bp_vu)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
  * order, and adds their number to n (it may write BP_LANES slots). */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                \
@@ -226,6 +234,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
     ((bp_vu)_mm256_i32gather_epi32((const int *)(a), _mm256_loadu_si256((const __m256i *)(J)), \
                                    4))
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VASU(v) ((bp_vu)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
 #define BP_VSPLAT(a) ((bp_vf)_mm256_set1_ps(a))
 #define BP_VUSPLAT(a) ((bp_vu)_mm256_set1_epi32((int)(a)))
@@ -259,6 +268,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VGATHER(a, J) ((bp_vf){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VGATHERU(a, J) ((bp_vu){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VASU(v) ((bp_vu)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
 #define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
 #define BP_VUSPLAT(a) ((bp_vu){(a), (a), (a), (a)})
@@ -1723,6 +1733,28 @@ BP_FN void bp_vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
     *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
 }
 
+/* Lanes of a, b, c, d into pa[k], pb[k], pc[k], pd[k], for the lanes k
+ * whose skip[k] is 0 (the others take the one-ball function, which reads
+ * only its own ball's slots of these arrays). */
+BP_FN void bp_vstore_lanes(bp_vf a, bp_vf b, bp_vf c, bp_vf d, const bp_i32 *skip,
+                           BP_GLOBAL float *pa, BP_GLOBAL float *pb, BP_GLOBAL float *pc,
+                           BP_GLOBAL float *pd)
+{
+    float l[4][BP_LANES];
+    BP_VSTORE(a, l[0]);
+    BP_VSTORE(b, l[1]);
+    BP_VSTORE(c, l[2]);
+    BP_VSTORE(d, l[3]);
+    for (bp_u32 k = 0u; k < BP_LANES; k++) {
+        if (!skip[k]) {
+            pa[k] = l[0][k];
+            pb[k] = l[1][k];
+            pc[k] = l[2][k];
+            pd[k] = l[3][k];
+        }
+    }
+}
+
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
 {
@@ -1762,25 +1794,14 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
             BP_VSTORE(uy, A->vy + i);
             continue;
         }
-        float l[4][BP_LANES];
         bp_i32 ls[BP_LANES];
-        BP_VSTORE(px, l[0]);
-        BP_VSTORE(py, l[1]);
-        BP_VSTORE(ux, l[2]);
-        BP_VSTORE(uy, l[3]);
         BP_VSTORE(slow, ls);
-        for (bp_u32 k = 0u; k < BP_LANES; k++) {
-            if (ls[k]) {
+        bp_vstore_lanes(px, py, ux, uy, ls, A->x + i, A->y + i, A->vx + i, A->vy + i);
+        for (bp_u32 k = 0u; k < BP_LANES; k++)
+            if (ls[k])
                 bp_move_static(i + k, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx,
                                A->cpy, A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start,
                                A->seg_list);
-            } else {
-                A->x[i + k] = l[0][k];
-                A->y[i + k] = l[1][k];
-                A->vx[i + k] = l[2][k];
-                A->vy[i + k] = l[3][k];
-            }
-        }
     }
     for (; i < i1; i++)
         bp_move_static(i, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy, A->r,
@@ -1789,12 +1810,51 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         A->split[k] = A->ncontact[k];
 }
 
-#ifndef __OPENCL_VERSION__
+/* Pass 4 (bp_resolve) for balls i0..i1-1: the balls with no impact
+ * partner (nearly all) BP_LANES at a time in lanes, the others by
+ * bp_resolve. */
+BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0,
+                            bp_u32 i1)
+{
+    bp_u32 i = i0;
+    for (; i + BP_LANES <= i1; i += BP_LANES) {
+        bp_vf ux = BP_VLOAD(A->vx + i) + BP_VLOAD(A->nvx + i);
+        bp_vf uy = BP_VLOAD(A->vy + i) + BP_VLOAD(A->nvy + i);
+        bp_vcap_speed(P->speed_cap, &ux, &uy);
+        bp_vf px = BP_VLOAD(A->cpx + i), py = BP_VLOAD(A->cpy + i);
+        bp_vf p2 = px * px + py * py, lim = 0.5f * BP_VLOAD(A->r + i);
+        bp_vi over = p2 > lim * lim;
+        bp_vf k_ = lim / BP_VSQRT(p2);
+        px = BP_VSEL(over, px * k_, px);
+        py = BP_VSEL(over, py * k_, py);
+        bp_i32 partner[BP_LANES];
+        bp_u32 any = 0u;
+        for (bp_u32 k = 0u; k < BP_LANES; k++) {
+            partner[k] = A->best[i + k] >= 0;
+            any |= (bp_u32)partner[k];
+        }
+        if (!any) {
+            BP_VSTORE(ux, A->nvx + i);
+            BP_VSTORE(uy, A->nvy + i);
+            BP_VSTORE(px, A->cpx + i);
+            BP_VSTORE(py, A->cpy + i);
+            continue;
+        }
+        bp_vstore_lanes(ux, uy, px, py, partner, A->nvx + i, A->nvy + i, A->cpx + i, A->cpy + i);
+        for (bp_u32 k = 0u; k < BP_LANES; k++)
+            if (partner[k])
+                bp_resolve(i + k, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best,
+                           A->nvx, A->nvy, A->cpx, A->cpy);
+    }
+    for (; i < i1; i++)
+        bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->nvx, A->nvy,
+                   A->cpx, A->cpy);
+}
+
 /* Pass 1 (bp_integrate, and bp_cell_of into cell[]) for balls i0..i1-1,
- * BP_LANES at a time; returns the largest of m and their speeds^2. (The
- * CPU engine's; the OpenCL kernels keep bp_integrate.) */
-BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A, bp_u32 *cell,
-                               bp_u32 i0, bp_u32 i1, float m)
+ * BP_LANES at a time; returns the largest of m and their speeds^2. */
+BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A,
+                               BP_GLOBAL bp_u32 *cell, bp_u32 i0, bp_u32 i1, float m)
 {
     bp_u32 i = i0;
     bp_vf vm = BP_VSPLAT(m);
@@ -1805,8 +1865,8 @@ BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A
         BP_VSTORE(uy, A->vy + i);
         bp_vf v2 = ux * ux + uy * uy;
         vm = BP_VSEL(v2 > vm, v2, vm);
-        bp_vi c = bp_vgrid_coord(BP_VLOAD(A->y + i), P->inv_cell, P->gh) * P->gw +
-                  bp_vgrid_coord(BP_VLOAD(A->x + i), P->inv_cell, P->gw);
+        bp_vu c = BP_VASU(bp_vgrid_coord(BP_VLOAD(A->y + i), P->inv_cell, P->gh) * P->gw +
+                          bp_vgrid_coord(BP_VLOAD(A->x + i), P->inv_cell, P->gw));
         BP_VSTORE(c, cell + i);
     }
     float l[BP_LANES];
@@ -1820,6 +1880,5 @@ BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A
     }
     return m;
 }
-#endif
 
 #endif

@@ -147,10 +147,18 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                             c->sorted, c->spos, c->ncontact, c->best, c->nvx, c->nvy, c->cpx,
                             c->cpy);
         }
+        if (B) {
 #pragma omp parallel for schedule(static) num_threads(nt)
-        for (int i = 0; i < n; i++)
-            bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx, c->nvy,
-                       c->cpx, c->cpy);
+            for (int b = 0; b < nb; b++) {
+                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
+                B->resolve(&P, &A, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
+            }
+        } else {
+#pragma omp parallel for schedule(static) num_threads(nt)
+            for (int i = 0; i < n; i++)
+                bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx,
+                           c->nvy, c->cpx, c->cpy);
+        }
         double t3 = bp_now();
         if (B) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
