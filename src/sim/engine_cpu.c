@@ -1,9 +1,11 @@
 /* engine_cpu.c - the plain-C engine: the passes of kernels/bp_physics.h in
- * loops over the balls, spread over the cores with OpenMP.
+ * loops over blocks of balls in SIMD lanes (cpu_blocks.h; or one ball at a
+ * time, BALLPIT_CPU_LANES=1), spread over the cores with OpenMP.
  *
- * Every loop writes only ball i's own slots and reads what earlier loops
- * wrote, so the answer is the same bits for any thread count. The grid
- * build is a serial counting sort (ties in ball-index order).
+ * Every loop writes only its own balls' slots and reads what earlier loops
+ * wrote, so the answer is the same bits for any thread count and lane
+ * width. The grid build is a serial counting sort (ties in ball-index
+ * order).
  */
 #include "engine_impl.h"
 #include "step.h"
@@ -89,6 +91,13 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 }
 
 
+/* One past the last ball of block b of a world of n balls. */
+static inline uint32_t block_end(int b, int n)
+{
+    uint32_t e = ((uint32_t)b + 1u) * BP_BLOCK;
+    return e < (uint32_t)n ? e : (uint32_t)n;
+}
+
 static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -113,11 +122,9 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         float v2max = 0.0f;
         if (B) {
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
-            for (int b = 0; b < nb; b++) {
-                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
-                v2max = B->integrate(&P, &A, c->cell, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n,
+            for (int b = 0; b < nb; b++)
+                v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK, block_end(b, n),
                                      v2max);
-            }
         } else {
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
             for (int i = 0; i < n; i++) {
@@ -136,10 +143,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         double t2 = bp_now();
         if (B) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-            for (int b = 0; b < nb; b++) {
-                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
-                B->contacts(&P, &A, vmax, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
-            }
+            for (int b = 0; b < nb; b++)
+                B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
         } else {
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++)
@@ -149,10 +154,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         }
         if (B) {
 #pragma omp parallel for schedule(static) num_threads(nt)
-            for (int b = 0; b < nb; b++) {
-                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
-                B->resolve(&P, &A, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
-            }
+            for (int b = 0; b < nb; b++)
+                B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
         } else {
 #pragma omp parallel for schedule(static) num_threads(nt)
             for (int i = 0; i < n; i++)
@@ -162,10 +165,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         double t3 = bp_now();
         if (B) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-            for (int b = 0; b < nb; b++) {
-                uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = i0 + BP_BLOCK;
-                B->move(&P, &A, i0, i1 < (uint32_t)n ? i1 : (uint32_t)n);
-            }
+            for (int b = 0; b < nb; b++)
+                B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
         } else {
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++) {
