@@ -1471,10 +1471,14 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     vy[i] = uy;
 }
 
-/* ---- Passes 3 and 5 on blocks of balls, in full lanes (CPU devices) ------
+/* ---- Passes 1, 3, 4 and 5 on blocks of balls, in full lanes (CPUs) ------
  *
  * The CPU engine runs these (src/sim/cpu_blocks.c), and the OpenCL engine's
  * one-launch step on CPU devices; GPUs keep a work-item per ball.
+ *
+ * Passes 1 and 4 (bp_block_integrate, bp_block_resolve) are the per-ball
+ * functions in lanes; pass 4 leaves the rare ball with an impact partner
+ * to bp_resolve.
  *
  * Pass 3: bp_contacts takes one ball at a time, so its groups of lanes
  * hold that ball's neighbours only: 1-2 of 4 lanes on the rain. Here the
