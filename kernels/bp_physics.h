@@ -20,9 +20,9 @@
  *                        box with time of impact; writes x, y, vx, vy; the
  *                        engine then keeps the contact count for the next
  *                        sub-step's mass splitting (split[i] = ncontact[i])
- * On CPUs passes 1, 3 and 5 run on blocks of balls in full SIMD lanes
- * instead (bp_block_integrate, bp_block_contacts, bp_block_move, at the
- * end), with the same bits.
+ * On CPUs passes 1, 3, 4 and 5 run on blocks of balls in full SIMD lanes
+ * instead (bp_block_integrate, bp_block_contacts, bp_block_resolve,
+ * bp_block_move, at the end), with the same bits.
  */
 #ifndef BP_PHYSICS_H
 #define BP_PHYSICS_H

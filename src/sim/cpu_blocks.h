@@ -1,6 +1,6 @@
-/* cpu_blocks.h - private: the CPU engine's passes 3 and 5 on blocks of
- * balls in full SIMD lanes (bp_block_contacts, bp_block_move in
- * kernels/bp_physics.h).
+/* cpu_blocks.h - private: the CPU engine's passes 1, 3, 4 and 5 on blocks
+ * of balls in full SIMD lanes (bp_block_integrate, bp_block_contacts,
+ * bp_block_resolve, bp_block_move in kernels/bp_physics.h).
  *
  * cpu_blocks.c is compiled for 4 lanes (any processor) and, where the
  * compiler can, for 8 lanes with AVX2 (x86-64-v3) and 16 with AVX-512

@@ -30,7 +30,7 @@ typedef struct cpu_engine {
     uint32_t cell_cap;
     bp_seggrid sg;
     bp_step_params P;       /* set at attach: grid and constants */
-    const bp_block_passes *blocks; /* passes 3 and 5 in blocks (cpu_blocks.c), or NULL */
+    const bp_block_passes *blocks; /* passes 1, 3-5 in blocks (cpu_blocks.c), or NULL */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
