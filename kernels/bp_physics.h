@@ -890,6 +890,17 @@ typedef struct bp_vterms {
     bp_vi close, cand, soft; /* close (bp_pair_close); may be the impact partner; a contact */
 } bp_vterms;
 
+/* Fills the i side of v with one ball i in every lane. */
+BP_FN void bp_vpair_with_i(bp_vpair *v, bp_u32 i, bp_side si)
+{
+    v->i = BP_VUSPLAT(i);
+    v->xi = BP_VSPLAT(si.x);
+    v->yi = BP_VSPLAT(si.y);
+    v->ri = BP_VSPLAT(si.r);
+    v->mi = BP_VSPLAT(si.m);
+    v->ni = BP_VSPLAT(si.n);
+}
+
 /* Fills the j side of v (balls J[0..BP_LANES-1]) and the pair fields,
  * its i side (xi, yi, ri; velocity vxi, vyi) being set. */
 BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const float *x,
@@ -1014,12 +1025,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     for (bp_u32 k = 0; k < BP_LANES; k++)
         J[k] = near_[k < left ? k : 0u];
     bp_vpair v;
-    v.i = BP_VUSPLAT(i);
-    v.xi = BP_VSPLAT(si.x);
-    v.yi = BP_VSPLAT(si.y);
-    v.ri = BP_VSPLAT(si.r);
-    v.mi = BP_VSPLAT(si.m);
-    v.ni = BP_VSPLAT(si.n);
+    bp_vpair_with_i(&v, i, si);
     bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, vx, vy, J);
     bp_vterms o;
     if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o))
@@ -1042,6 +1048,35 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
         c.py = l[3][k];
         bp_fold_pair(f, (bp_i32)J[k], lt[k], lclose[k], lcand[k], lsoft[k], c);
     }
+}
+
+/* One step of the screening of a grid row's run (bp_contacts, and
+ * bp_block_contacts_one): of the balls in slots k .. k + BP_LANES - 1 of
+ * the grid's order, the lanes of those within reach of ball i (at xi, yi:
+ * d^2 <= reach2), before the run's end k1 and not i itself; their indices
+ * into *jv. */
+BP_FN bp_vi bp_screen(BP_GLOBAL const float *spos, BP_GLOBAL const bp_u32 *sorted, bp_u32 k,
+                      bp_u32 k1, bp_u32 i, float xi, float yi, float reach2, bp_vu *jv)
+{
+    bp_vf px, py;
+    BP_VLOAD_XY(spos + 2u * k, px, py);
+    *jv = BP_VLOADU(sorted + k);
+    bp_vf dx = px - xi, dy = py - yi;
+    return (dx * dx + dy * dy <= reach2) & (BP_VUSPLAT(k) + BP_LANE_IDS < BP_VUSPLAT(k1)) &
+           (*jv != BP_VUSPLAT(i));
+}
+
+/* Writes ball i's sums of pass 3 out of its fold. */
+BP_FN void bp_fold_store(const bp_fold *f, bp_u32 i, BP_GLOBAL bp_i32 *best,
+                         BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy,
+                         BP_GLOBAL float *spx, BP_GLOBAL float *spy)
+{
+    best[i] = f->b;
+    ncontact[i] = (bp_u8)(f->count < 255u ? f->count : 255u);
+    sdvx[i] = f->acc.dvx;
+    sdvy[i] = f->acc.dvy;
+    spx[i] = f->acc.px;
+    spy[i] = f->acc.py;
 }
 
 /* Appends lane l of the screening to bp_contacts' list if it is in reach
@@ -1091,13 +1126,8 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
          * (the arrays have BP_SCREEN_PAD slots of slack); the balls
          * within reach go to near_ in run order, without a branch. */
         for (bp_u32 k = k0; k < k1; k += BP_LANES) {
-            bp_vf px, py;
-            BP_VLOAD_XY(spos + 2u * k, px, py);
-            bp_vu jv = BP_VLOADU(sorted + k);
-            bp_vf dx = px - xi, dy = py - yi;
-            bp_vi in = (dx * dx + dy * dy <= reach2) & (BP_VUSPLAT(k) + BP_LANE_IDS <
-                                                         BP_VUSPLAT(k1)) &
-                       (jv != BP_VUSPLAT(i));
+            bp_vu jv;
+            bp_vi in = bp_screen(spos, sorted, k, k1, i, xi, yi, reach2, &jv);
             bp_u32 lj[BP_LANES];
             bp_i32 lin[BP_LANES];
             BP_VSTORE(jv, lj);
@@ -1140,12 +1170,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
     }
     for (bp_u32 q = 0; q < nn; q += BP_LANES)
         bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &f);
-    best[i] = f.b;
-    ncontact[i] = (bp_u8)(f.count < 255u ? f.count : 255u);
-    sdvx[i] = f.acc.dvx;
-    sdvy[i] = f.acc.dvy;
-    spx[i] = f.acc.px;
-    spy[i] = f.acc.py;
+    bp_fold_store(&f, i, best, ncontact, sdvx, sdvy, spx, spy);
 }
 
 /* Pass 4: ball i's partner term, an impact if the choice is mutual, else
@@ -1661,12 +1686,8 @@ BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays 
             for (bp_u32 k = k0; k < k1; k += BP_LANES) {
                 if (L->n > BP_PAIRS_CAP - BP_LANES)
                     bp_pairs_work_off(L, P, A, st, i0);
-                bp_vf px, py;
-                BP_VLOAD_XY(spos + 2u * k, px, py);
-                bp_vu jv = BP_VLOADU(sorted + k);
-                bp_vf dx = px - xi, dy = py - yi;
-                bp_vi in = (dx * dx + dy * dy <= reach2) &
-                           (BP_VUSPLAT(k) + BP_LANE_IDS < BP_VUSPLAT(k1)) & (jv != BP_VUSPLAT(i));
+                bp_vu jv;
+                bp_vi in = bp_screen(spos, sorted, k, k1, i, xi, yi, reach2, &jv);
                 bp_vu iv = BP_VUSPLAT(i);
                 BP_VSTORE(iv, L->i + L->n);
                 BP_VCOMPRESS(L->j, L->n, in, jv);
@@ -1674,15 +1695,8 @@ BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays 
         }
     }
     bp_pairs_work_off(L, P, A, st, i0);
-    for (bp_u32 i = i0; i < i1; i++) {
-        bp_fold f = st[i - i0];
-        A->best[i] = f.b;
-        A->ncontact[i] = (bp_u8)(f.count < 255u ? f.count : 255u);
-        A->nvx[i] = f.acc.dvx;
-        A->nvy[i] = f.acc.dvy;
-        A->cpx[i] = f.acc.px;
-        A->cpy[i] = f.acc.py;
-    }
+    for (bp_u32 i = i0; i < i1; i++)
+        bp_fold_store(st + (i - i0), i, A->best, A->ncontact, A->nvx, A->nvy, A->cpx, A->cpy);
 }
 
 /* Pass 3 for balls i0..i1-1, BP_BLOCK at a time. */

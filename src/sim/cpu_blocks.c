@@ -17,16 +17,26 @@ const bp_block_passes bp_blocks8 = {bp_block_integrate, bp_block_contacts, bp_bl
 const bp_block_passes bp_blocks4 = {bp_block_integrate, bp_block_contacts, bp_block_resolve,
                                      bp_block_move, 4};
 
-const bp_block_passes *bp_blocks_best(void)
+const bp_block_passes *bp_blocks_of_width(int lanes)
 {
-#ifdef BP_HAVE_BLOCKS16
-    if (__builtin_cpu_supports("x86-64-v4"))
-        return &bp_blocks16;
-#endif
+    if (lanes == 4)
+        return &bp_blocks4;
 #ifdef BP_HAVE_BLOCKS8
-    if (__builtin_cpu_supports("x86-64-v3"))
+    if (lanes == 8 && __builtin_cpu_supports("x86-64-v3"))
         return &bp_blocks8;
 #endif
-    return &bp_blocks4;
+#ifdef BP_HAVE_BLOCKS16
+    if (lanes == 16 && __builtin_cpu_supports("x86-64-v4"))
+        return &bp_blocks16;
+#endif
+    return NULL;
+}
+
+const bp_block_passes *bp_blocks_best(void)
+{
+    const bp_block_passes *b = bp_blocks_of_width(16);
+    if (!b)
+        b = bp_blocks_of_width(8);
+    return b ? b : &bp_blocks4;
 }
 #endif

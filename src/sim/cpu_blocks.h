@@ -35,6 +35,9 @@ extern const bp_block_passes bp_blocks8;
 #ifdef BP_HAVE_BLOCKS16
 extern const bp_block_passes bp_blocks16;
 #endif
+/* The variant of 4, 8 or 16 lanes, or NULL where this processor or build
+ * has none of that width. */
+const bp_block_passes *bp_blocks_of_width(int lanes);
 /* The widest variant this processor runs. */
 const bp_block_passes *bp_blocks_best(void);
 

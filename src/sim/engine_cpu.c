@@ -90,7 +90,6 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     return 0;
 }
 
-
 /* One past the last ball of block b of a world of n balls. */
 static inline uint32_t block_end(int b, int n)
 {
@@ -224,38 +223,27 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     t = 1; /* built without OpenMP: one thread */
 #endif
     c->base.threads = t;
-    /* Passes 3 and 5 in blocks of balls, 16 lanes wide where the processor
-     * has AVX-512 (x86-64-v4), 8 with AVX2 (x86-64-v3), else 4
+    /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the
+     * processor has AVX-512 (x86-64-v4), 8 with AVX2 (x86-64-v3), else 4
      * (cpu_blocks.h). BALLPIT_CPU_LANES picks: 1 runs them one ball at a
-     * time (bp_contacts, bp_move_static, as the OpenCL kernels on GPUs
-     * do), 4, 8 or 16 those widths: for A/B runs, and for the test that
-     * all give the same bits. */
+     * time (bp_integrate, bp_contacts, bp_resolve, bp_move_static, as the
+     * OpenCL kernels on GPUs do), 4, 8 or 16 those widths: for A/B runs,
+     * and for the test that all give the same bits. */
     const char *lanes = getenv("BALLPIT_CPU_LANES");
     c->blocks = bp_blocks_best();
     if (lanes && *lanes) {
         if (strcmp(lanes, "1") == 0) {
             c->blocks = NULL;
-        } else if (strcmp(lanes, "4") == 0) {
-            c->blocks = &bp_blocks4;
-        } else if (strcmp(lanes, "8") == 0 || strcmp(lanes, "16") == 0) {
-            int want = atoi(lanes);
-            const bp_block_passes *b = NULL;
-#ifdef BP_HAVE_BLOCKS8
-            if (want == 8 && __builtin_cpu_supports("x86-64-v3"))
-                b = &bp_blocks8;
-#endif
-#ifdef BP_HAVE_BLOCKS16
-            if (want == 16 && __builtin_cpu_supports("x86-64-v4"))
-                b = &bp_blocks16;
-#endif
-            if (!b) {
+        } else if (strcmp(lanes, "4") == 0 || strcmp(lanes, "8") == 0 ||
+                   strcmp(lanes, "16") == 0) {
+            c->blocks = bp_blocks_of_width(atoi(lanes));
+            if (!c->blocks) {
                 bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s needs %s, which this processor or "
                                      "build lacks", lanes,
-                        want == 8 ? "AVX2 (x86-64-v3)" : "AVX-512 (x86-64-v4)");
+                        strcmp(lanes, "8") == 0 ? "AVX2 (x86-64-v3)" : "AVX-512 (x86-64-v4)");
                 free(c);
                 return NULL;
             }
-            c->blocks = b;
         } else {
             bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s is not 1, 4, 8 or 16", lanes);
             free(c);

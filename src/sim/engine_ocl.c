@@ -316,8 +316,8 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * while the screening of the grid rows was scalar; since it runs in
      * the lanes too, a row of the rain (2-3 balls) fills 8 lanes even
      * less than 4, and 4 is faster on the rain and level on the pile
-     * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8 overrides (tests,
-     * tuning). */
+     * (docs/benchmarks.md); 16 measured level with 4 on PoCL.
+     * BALLPIT_OCL_LANES=4|8|16 overrides (tests, tuning). */
     unsigned long lanes_ = 4;
     if (env_count("BALLPIT_OCL_LANES", 4, 16, &lanes_, err, errlen))
         return -1;

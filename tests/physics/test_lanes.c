@@ -117,12 +117,7 @@ static int lanes_match_scalar_with(float g)
         }
         bp_side si = bp_side_of(a.x, a.y, a.r, a.m, a.n);
         bp_vpair v;
-        v.i = BP_VUSPLAT(i);
-        v.xi = BP_VSPLAT(si.x);
-        v.yi = BP_VSPLAT(si.y);
-        v.ri = BP_VSPLAT(si.r);
-        v.mi = BP_VSPLAT(si.m);
-        v.ni = BP_VSPLAT(si.n);
+        bp_vpair_with_i(&v, i, si);
         v.j = BP_VLOADU(J);
         v.xj = BP_VLOAD(xs);
         v.yj = BP_VLOAD(ys);
