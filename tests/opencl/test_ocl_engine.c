@@ -109,9 +109,9 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
 
 /* The contact pass in 4, 8 and 16 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
  * asked) gives the same bits: every lane does the scalar operations and
- * the lanes are summed in neighbour order. (bp_k_steps runs passes 3 and
- * 5 on blocks of balls, the separate kernels one ball at a time: both
- * widths of both.) */
+ * the lanes are summed in neighbour order. (bp_k_steps runs passes 1 and
+ * 3-5 on blocks of balls, the separate kernels one ball at a time: every
+ * width of both.) */
 static int lanes_same_bits(void)
 {
     static const char *const sets[][T_SET_MAX] = {
