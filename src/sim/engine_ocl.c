@@ -999,6 +999,16 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
     o->team = (d.type & CL_DEVICE_TYPE_CPU) != 0;
     if (env_choice("BALLPIT_OCL_SYNC", "spin", "kernels", &o->team, err, errlen))
         goto fail;
+    /* Seen on an NVIDIA H100: with two or more groups the bits differ from
+     * the separate kernels'. OpenCL 1.2 promises no group sees another's
+     * writes during a launch; on a GPU they may sit in a core's cache. */
+    if (o->team && !(d.type & CL_DEVICE_TYPE_CPU)) {
+        bp_fail(err, errlen,
+                "OpenCL: BALLPIT_OCL_SYNC=spin needs a CPU device; %s is not one, and "
+                "its work-groups need not see each other's writes during a launch",
+                o->base.device);
+        goto fail;
+    }
     cl_uint cus = 1;
     if (clGetDeviceInfo(o->dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL) !=
             CL_SUCCESS || cus < 1)

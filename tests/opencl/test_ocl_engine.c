@@ -122,6 +122,46 @@ static int lanes_same_bits(void)
     return same_bits_across_settings(sets, sizeof sets / sizeof *sets);
 }
 
+/* 1 when the device named is a CPU in --list-devices' list, 0 when it is
+ * another type, -1 when it is not in the list. */
+static int t_ocl_is_cpu(const char *name)
+{
+    char err[512], *text = NULL, line[600];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return -1;
+    int n = bp_opencl_list_devices(f, err, sizeof err);
+    fclose(f);
+    int found = -1;
+    if (n > 0) {
+        snprintf(line, sizeof line, " / %s (", name);
+        const char *at = strstr(text, line);
+        if (at)
+            found = strncmp(at + strlen(line), "CPU)", 4) == 0;
+    }
+    free(text);
+    return found;
+}
+
+/* On a device that is not a CPU (a GPU) the one-launch step is refused,
+ * with the reason: seen on an NVIDIA H100, groups that wait for each other
+ * there read stale data, as OpenCL 1.2 allows, and the bits changed. */
+static int spin_refused_off_cpu(void)
+{
+    char err[512];
+    ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
+    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    unsetenv("BALLPIT_OCL_SYNC");
+    if (e)
+        bp_engine_destroy(e);
+    ENSURE(e == NULL);
+    printf("  refused: %s\n", err);
+    ENSURE(strstr(err, "BALLPIT_OCL_SYNC=spin needs a CPU device") != NULL);
+    ENSURE(strchr(err, '\n') == NULL);
+    return 0;
+}
+
 /* Steps by bp_k_steps, whose work-groups wait for each other by spinning
  * (the default on CPU devices), give the bits of the separate kernels
  * (BALLPIT_OCL_SYNC=kernels): with 1 and 2 groups; with 2 groups that wait
@@ -134,9 +174,18 @@ static int lanes_same_bits(void)
  * the grid build); and with
  * 5, more than PoCL has threads, where the groups cannot all start, every
  * launch is called off and one group runs the sub-step. Every step after
- * the first runs by bp_k_steps. */
+ * the first runs by bp_k_steps. On a device that is not a CPU, where
+ * bp_k_steps may not run, the refusal is checked instead. */
 static int one_launch_same_bits(void)
 {
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    int cpu = t_ocl_is_cpu(bp_engine_device(probe));
+    bp_engine_destroy(probe);
+    ENSURE(cpu >= 0);
+    if (!cpu)
+        return spin_refused_off_cpu();
 #define T_SPIN(groups) "BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", groups
     static const char *const sets[][T_SET_MAX] = {
         {"BALLPIT_OCL_SYNC", "kernels", NULL},
