@@ -1371,6 +1371,49 @@ BP_FN int bp_segments_near(const bp_step_params *P, float px, float py, float Dx
     return 0;
 }
 
+/* Whether a segment registered in the cells of the disc's swept box may
+ * come within r of its centre during the move by D: 0 only when every one
+ * stays clear by a margin. The centre is always within |D|/2 <= (|Dx| +
+ * |Dy|)/2 of the move's midpoint m, so a segment farther than r + that
+ * from m is never touched: the pushout leaves the ball alone (it is more
+ * than r away) and neither sweep of bp_sweep_segment reaches t <= 1 (each
+ * finds a moment at distance r). The margin, 1% of that reach plus 1e-5
+ * of the world's size (about 80 float steps of its largest coordinate),
+ * covers the rounding of both computations. The segment grid's 32 px
+ * cells, with a cell of slack either side, flag about 20% of the rain's
+ * ball-steps as near a line; most are tens of pixels from it, and this
+ * test (one division per segment) spares them the pushout and the sweeps.
+ * NaN counts as near. */
+BP_FN int bp_segments_touch(const bp_step_params *P, float px, float py, float Dx, float Dy,
+                            float r, BP_GLOBAL const float *lx1, BP_GLOBAL const float *ly1,
+                            BP_GLOBAL const float *lx2, BP_GLOBAL const float *ly2,
+                            BP_GLOBAL const bp_u32 *seg_start, BP_GLOBAL const bp_u32 *seg_list)
+{
+    bp_window w;
+    bp_swept_cells(P, px, py, Dx, Dy, r, &w);
+    float mx = px + 0.5f * Dx, my = py + 0.5f * Dy;
+    float reach = r + 0.5f * (BP_FMAX(Dx, -Dx) + BP_FMAX(Dy, -Dy));
+    float lim = 1.01f * reach + 1e-5f * (P->width + P->height);
+    float lim2 = lim * lim;
+    for (bp_i32 gy = w.y0; gy <= w.y1; gy++) {
+        for (bp_i32 gx = w.x0; gx <= w.x1; gx++) {
+            bp_u32 c = (bp_u32)(gy * P->sgw + gx);
+            for (bp_u32 k = seg_start[c]; k < seg_start[c + 1u]; k++) {
+                bp_u32 s = seg_list[k];
+                float ax = lx1[s], ay = ly1[s];
+                float ex = lx2[s] - ax, ey = ly2[s] - ay;
+                float L2 = ex * ex + ey * ey;
+                float t = L2 > 0.0f ? ((mx - ax) * ex + (my - ay) * ey) / L2 : 0.0f;
+                t = BP_FMIN(BP_FMAX(t, 0.0f), 1.0f);
+                float dx = mx - (ax + ex * t), dy = my - (ay + ey * t);
+                if (!(dx * dx + dy * dy > lim2))
+                    return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Earliest contact of the disc moving by D with any segment registered in
  * the segment-grid cells its swept box touches; improves *best only. */
 BP_FN void bp_sweep_segments(const bp_step_params *P, float px, float py, float Dx, float Dy,
@@ -1419,9 +1462,11 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     float qx = cpx[i], qy = cpy[i]; /* displacement still to make */
     float Dx = qx + ux * P->h, Dy = qy + uy * P->h;
     /* Most balls are far from every line: then neither the pushout nor
-     * the first sweep below has a segment to look at, and both are
-     * skipped (the swept box holds the pushout's box). */
-    int lines = P->nlines > 0u && bp_segments_near(P, px, py, Dx, Dy, ri, seg_start);
+     * the first sweep below has a segment to look at, or none it could
+     * reach (bp_segments_touch), and both are skipped (the swept box
+     * holds the pushout's box). */
+    int lines = P->nlines > 0u && bp_segments_near(P, px, py, Dx, Dy, ri, seg_start) &&
+                bp_segments_touch(P, px, py, Dx, Dy, ri, lx1, ly1, lx2, ly2, seg_start, seg_list);
     if (lines) { /* first leave any segment the ball overlaps */
         bp_i32 x0 = bp_grid_coord(px - ri, P->inv_scell, P->sgw);
         bp_i32 x1 = bp_grid_coord(px + ri, P->inv_scell, P->sgw);
@@ -1719,18 +1764,19 @@ BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, BP_GLOBAL const bp_u32 *s
     bp_vi x1 = bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
     bp_vi y0 = bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
     bp_vi y1 = bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
-    bp_i32 ly0[BP_LANES], ly1[BP_LANES];
-    BP_VSTORE(y0, ly0);
-    BP_VSTORE(y1, ly1);
-    bp_i32 top = ly0[0], bottom = ly1[0];
-    for (int l = 1; l < BP_LANES; l++) {
-        top = ly0[l] < top ? ly0[l] : top;
-        bottom = ly1[l] > bottom ? ly1[l] : bottom;
-    }
+    /* Each lane walks its own rows (the balls of a group lie anywhere in
+     * the world, so the rows of all lanes together span most of it):
+     * row y0 + k in step k, as many steps as the tallest box has rows. */
+    bp_i32 lspan[BP_LANES];
+    bp_vi span = y1 - y0;
+    BP_VSTORE(span, lspan);
+    bp_i32 steps = lspan[0];
+    for (int l = 1; l < BP_LANES; l++)
+        steps = lspan[l] > steps ? lspan[l] : steps;
     bp_vi near_ = BP_VI0;
-    for (bp_i32 gy = top; gy <= bottom; gy++) {
-        bp_vi on = (y0 <= gy) & (y1 >= gy); /* off: cell 0, read and dropped */
-        bp_vi row = on & (gy * P->sgw);
+    for (bp_i32 k = 0; k <= steps; k++) {
+        bp_vi on = span >= k; /* off: cell 0, read and dropped */
+        bp_vi row = on & ((y0 + k) * P->sgw);
         bp_i32 ka[BP_LANES], kb[BP_LANES];
         bp_vi ia = row + (on & (x1 + 1)), ib = row + (on & x0);
         BP_VSTORE(ia, ka);
