@@ -1297,21 +1297,34 @@ BP_FN float bp_sweep_segment(float px, float py, float Dx, float Dy, float r, fl
     return t1;
 }
 
-/* Moves a centre that overlaps the segment a-b out to distance r along the
- * line from the closest point (projection with clamp, seed 001). */
-BP_FN void bp_pushout_segment(float *px, float *py, float r, float ax, float ay, float bx,
-                              float by)
+/* The point q of the segment a-b closest to p (projection with clamp, seed
+ * 001); returns |p - q|^2. */
+BP_FN float bp_segment_closest(float px, float py, float ax, float ay, float bx, float by,
+                               float *qx, float *qy)
 {
     float ex = bx - ax, ey = by - ay;
     float L2 = ex * ex + ey * ey;
-    float t = L2 > 0.0f ? ((*px - ax) * ex + (*py - ay) * ey) / L2 : 0.0f;
+    float t = L2 > 0.0f ? ((px - ax) * ex + (py - ay) * ey) / L2 : 0.0f;
     t = BP_FMIN(BP_FMAX(t, 0.0f), 1.0f);
-    float qx = ax + ex * t, qy = ay + ey * t;
-    float dx = *px - qx, dy = *py - qy;
-    float d2 = dx * dx + dy * dy;
+    *qx = ax + ex * t;
+    *qy = ay + ey * t;
+    float dx = px - *qx, dy = py - *qy;
+    return dx * dx + dy * dy;
+}
+
+/* Moves a centre that overlaps the segment a-b out to distance r along the
+ * line from the closest point. */
+BP_FN void bp_pushout_segment(float *px, float *py, float r, float ax, float ay, float bx,
+                              float by)
+{
+    float qx, qy;
+    float d2 = bp_segment_closest(*px, *py, ax, ay, bx, by, &qx, &qy);
     if (d2 >= r * r)
         return;
+    float dx = *px - qx, dy = *py - qy;
     float d = BP_SQRT(d2);
+    float ex = bx - ax, ey = by - ay;
+    float L2 = ex * ex + ey * ey;
     if (d > 1e-6f * r) {
         *px = qx + dx / d * r;
         *py = qy + dy / d * r;
@@ -1400,13 +1413,8 @@ BP_FN int bp_segments_touch(const bp_step_params *P, float px, float py, float D
             bp_u32 c = (bp_u32)(gy * P->sgw + gx);
             for (bp_u32 k = seg_start[c]; k < seg_start[c + 1u]; k++) {
                 bp_u32 s = seg_list[k];
-                float ax = lx1[s], ay = ly1[s];
-                float ex = lx2[s] - ax, ey = ly2[s] - ay;
-                float L2 = ex * ex + ey * ey;
-                float t = L2 > 0.0f ? ((mx - ax) * ex + (my - ay) * ey) / L2 : 0.0f;
-                t = BP_FMIN(BP_FMAX(t, 0.0f), 1.0f);
-                float dx = mx - (ax + ex * t), dy = my - (ay + ey * t);
-                if (!(dx * dx + dy * dy > lim2))
+                float qx, qy;
+                if (!(bp_segment_closest(mx, my, lx1[s], ly1[s], lx2[s], ly2[s], &qx, &qy) > lim2))
                     return 1;
             }
         }
