@@ -193,7 +193,8 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VCOMPRESS(dst, n, m, vals)                                                \
     do {                                                                             \
         __mmask16 mk_ = _mm512_test_epi32_mask((__m512i)(m), (__m512i)(m));          \
-        _mm512_mask_compressstoreu_epi32((dst) + (n), mk_, (__m512i)(vals));         \
+        _mm512_storeu_si512((void *)((dst) + (n)),                                   \
+                            _mm512_maskz_compress_epi32(mk_, (__m512i)(vals)));        \
         (n) += (bp_u32)__builtin_popcount(mk_);                                      \
     } while (0)
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u})
@@ -319,8 +320,9 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
 
 /* BP_VCOMPRESS(dst, n, m, vals) appends the lanes of vals (bp_vu) where
  * the mask m is on to dst[n], dst[n + 1], ... in lane order and adds their
- * number to n; it may write BP_LANES slots. With AVX-512 one instruction
- * (above); with 4 lanes the lanes on, for each of the 16 masks, come from
+ * number to n; it may write BP_LANES slots. With AVX-512 a compress in a
+ * register and one store (above: the compress straight to memory is
+ * microcoded and slow on AMD's Zen 4); with 4 lanes the lanes on, for each of the 16 masks, come from
  * two constants (2 bits per lane, a byte per mask) and their number from a
  * third (a nibble per mask); else lane by lane. */
 #ifndef BP_VCOMPRESS
@@ -636,6 +638,39 @@ BP_FN float bp_split_n(bp_u8 n)
 {
     return n > 0 ? (float)n : 1.0f;
 }
+
+/* bp_split_n of split[J[0]], split[J[1]], ... in lanes. With AVX2 and
+ * AVX-512 one gather of the aligned 32-bit words that hold the bytes (so
+ * it reads only whole words of the array: the world's capacity is a
+ * multiple of 4 balls, src/sim/world.c), shifted and masked; max(n, 1) is
+ * bp_split_n's value for every count. Elsewhere lane by lane (the scalar
+ * loads into an array read back as a vector stalled the vector load). */
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
+BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
+{
+    bp_vu j = BP_VLOADU(J);
+    bp_vu w = (bp_vu)_mm512_i32gather_epi32((__m512i)(j >> 2u), (const void *)split, 4);
+    bp_vf n = __builtin_convertvector((bp_vi)((w >> ((j & 3u) * 8u)) & 0xffu), bp_vf);
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
+#elif !defined(__OPENCL_VERSION__) && BP_LANES == 8
+BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
+{
+    bp_vu j = BP_VLOADU(J);
+    bp_vu w = (bp_vu)_mm256_i32gather_epi32((const int *)(const void *)split,
+                                            (__m256i)(j >> 2u), 4);
+    bp_vf n = __builtin_convertvector((bp_vi)((w >> ((j & 3u) * 8u)) & 0xffu), bp_vf);
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
+#else
+BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
+{
+    float n[BP_LANES];
+    for (bp_u32 k = 0; k < BP_LANES; k++)
+        n[k] = bp_split_n(split[J[k]]);
+    return BP_VLOAD(n);
+}
+#endif
 
 BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
 {
@@ -961,11 +996,8 @@ BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
     o->py = zero;
     o->soft = BP_VI0;
     if (BP_VANY(close)) {
-        float nj[BP_LANES];
-        for (bp_u32 k = 0; k < BP_LANES; k++)
-            nj[k] = bp_split_n(split[J[k]]);
         v->mj = BP_VGATHER(m, J);
-        v->nj = BP_VLOAD(nj);
+        v->nj = bp_vsplit_n(split, J);
         o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py);
     }
     return 1;
@@ -1617,15 +1649,12 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
         const bp_u32 *I = L->i + p, *J = L->j + p;
         bp_vpair v;
-        float ni[BP_LANES];
-        for (bp_u32 k = 0u; k < BP_LANES; k++)
-            ni[k] = bp_split_n(A->split[I[k]]);
         v.i = BP_VLOADU(I);
         v.xi = BP_VGATHER(A->x, I);
         v.yi = BP_VGATHER(A->y, I);
         v.ri = BP_VGATHER(A->r, I);
         v.mi = BP_VGATHER(A->m, I);
-        v.ni = BP_VLOAD(ni);
+        v.ni = bp_vsplit_n(A->split, I);
         bp_vpair_with_j(&v, BP_VGATHER(A->vx, I), BP_VGATHER(A->vy, I), A->x, A->y, A->r, A->vx,
                         A->vy, J);
         bp_vterms o;

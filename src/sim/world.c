@@ -107,6 +107,11 @@ static int grow_bytes(uint8_t **a, uint32_t cap)
     return 0;
 }
 
+/* The capacity is 256 doubled, or BP_MAX_BALLS: always a multiple of 4,
+ * so the contact counts (bytes) fill whole 32-bit words, which the CPU
+ * engine's wide lanes gather (bp_vsplit_n in kernels/bp_physics.h). */
+_Static_assert(BP_MAX_BALLS % 4u == 0u, "ball capacity a multiple of 4");
+
 static int reserve_balls(bp_world *w, uint32_t need)
 {
     if (need <= w->capacity)
