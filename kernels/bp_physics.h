@@ -672,6 +672,38 @@ BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 }
 #endif
 
+/* a[base + d[0]], a[base + d[1]], ... for lane offsets d below BP_LANES:
+ * one load of BP_LANES floats from a + base and a permute across lanes,
+ * where a gather would load each lane alone (the CPU engine's pair groups,
+ * whose balls i lie close together in the list); bp_vperm_split_n the
+ * same of bp_split_n(split[...]). Only with AVX2 and AVX-512
+ * (BP_HAVE_VPERM). */
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
+#define BP_HAVE_VPERM 1
+BP_FN bp_vf bp_vperm(const float *a, bp_u32 base, bp_vu d)
+{
+    return (bp_vf)_mm512_permutexvar_ps((__m512i)d, _mm512_loadu_ps(a + base));
+}
+BP_FN bp_vf bp_vperm_split_n(const bp_u8 *split, bp_u32 base, bp_vu d)
+{
+    __m512i w = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(split + base)));
+    bp_vf n = __builtin_convertvector((bp_vi)_mm512_permutexvar_epi32((__m512i)d, w), bp_vf);
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
+#elif !defined(__OPENCL_VERSION__) && BP_LANES == 8
+#define BP_HAVE_VPERM 1
+BP_FN bp_vf bp_vperm(const float *a, bp_u32 base, bp_vu d)
+{
+    return (bp_vf)_mm256_permutevar8x32_ps(_mm256_loadu_ps(a + base), (__m256i)d);
+}
+BP_FN bp_vf bp_vperm_split_n(const bp_u8 *split, bp_u32 base, bp_vu d)
+{
+    __m256i w = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(split + base)));
+    bp_vf n = __builtin_convertvector((bp_vi)_mm256_permutevar8x32_epi32(w, (__m256i)d), bp_vf);
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
+#endif
+
 BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
 {
     bp_side s;
@@ -1649,14 +1681,34 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
         const bp_u32 *I = L->i + p, *J = L->j + p;
         bp_vpair v;
+        bp_vf vxi, vyi;
         v.i = BP_VLOADU(I);
-        v.xi = BP_VGATHER(A->x, I);
-        v.yi = BP_VGATHER(A->y, I);
-        v.ri = BP_VGATHER(A->r, I);
-        v.mi = BP_VGATHER(A->m, I);
-        v.ni = bp_vsplit_n(A->split, I);
-        bp_vpair_with_j(&v, BP_VGATHER(A->vx, I), BP_VGATHER(A->vy, I), A->x, A->y, A->r, A->vx,
-                        A->vy, J);
+#ifdef BP_HAVE_VPERM
+        /* The list holds the pairs ball by ball, so a group's balls i are
+         * mostly fewer than BP_LANES apart (the unused lanes repeat its
+         * first): then one load and a permute per array */
+        bp_u32 b0 = I[0];
+        bp_vu d = v.i - BP_VUSPLAT(b0);
+        if (b0 + BP_LANES <= P->n && !BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
+            v.xi = bp_vperm(A->x, b0, d);
+            v.yi = bp_vperm(A->y, b0, d);
+            v.ri = bp_vperm(A->r, b0, d);
+            v.mi = bp_vperm(A->m, b0, d);
+            v.ni = bp_vperm_split_n(A->split, b0, d);
+            vxi = bp_vperm(A->vx, b0, d);
+            vyi = bp_vperm(A->vy, b0, d);
+        } else
+#endif
+        {
+            v.xi = BP_VGATHER(A->x, I);
+            v.yi = BP_VGATHER(A->y, I);
+            v.ri = BP_VGATHER(A->r, I);
+            v.mi = BP_VGATHER(A->m, I);
+            v.ni = bp_vsplit_n(A->split, I);
+            vxi = BP_VGATHER(A->vx, I);
+            vyi = BP_VGATHER(A->vy, I);
+        }
+        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
         bp_vterms o;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
         if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o))
