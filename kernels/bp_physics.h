@@ -1721,9 +1721,12 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         BP_VSTORE(o.close, L->close + p);
         BP_VSTORE(o.cand, L->cand + p);
         BP_VSTORE(o.soft, L->soft + p);
-        /* the lanes bp_fold_pair would not skip */
-        BP_VCOMPRESS(L->live, nlive, (o.close | (o.t >= BP_VSPLAT(0.0f))) & lane,
-                     BP_LANE_IDS + BP_VUSPLAT(p));
+        /* The lanes that change the sums: a contact (soft), or a possible
+         * impact partner. bp_fold_pair would also take the other close
+         * lanes and those with a time of impact, but their terms are +0
+         * and they count no contact, and a sum started at +0 never holds
+         * -0 (x + -x rounds to +0), so adding them changes no bit. */
+        BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane, BP_LANE_IDS + BP_VUSPLAT(p));
     }
     for (bp_u32 q = 0u; q < nlive; q++) {
         bp_u32 p = L->live[q];
