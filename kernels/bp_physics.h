@@ -1912,6 +1912,38 @@ BP_FN void bp_vstore_lanes(bp_vf a, bp_vf b, bp_vf c, bp_vf d, const bp_i32 *ski
 }
 
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
+/* Worlds with at most this many lines test every line in lanes before
+ * sending a ball near one to bp_move_static (bp_vlines_far). */
+#define BP_LINES_IN_LANES 32u
+
+/* The lanes whose move is far from every line of the world: for each line
+ * the test bp_segments_touch makes on the lines listed near the ball
+ * (bp_segment_closest from the move's midpoint against the same limit, the
+ * same float operations lane by lane), so a lane found far here is one
+ * for which bp_segments_touch finds nothing. */
+BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_vf px, bp_vf py,
+                          bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
+    bp_vf mx = px + 0.5f * Dx, my = py + 0.5f * Dy;
+    bp_vf reach = r + 0.5f * (BP_VMAX(Dx, -Dx) + BP_VMAX(Dy, -Dy));
+    bp_vf lim = 1.01f * reach + 1e-5f * (P->width + P->height);
+    bp_vf lim2 = lim * lim;
+    bp_vi far_ = ~BP_VI0;
+    for (bp_u32 s = 0u; s < P->nlines; s++) {
+        float ax = A->lx1[s], ay = A->ly1[s];
+        float ex = A->lx2[s] - ax, ey = A->ly2[s] - ay;
+        float L2 = ex * ex + ey * ey;
+        bp_vf t = zero;
+        if (L2 > 0.0f)
+            t = ((mx - ax) * ex + (my - ay) * ey) / L2;
+        t = BP_VMIN(BP_VMAX(t, zero), one);
+        bp_vf dx = mx - (ax + ex * t), dy = my - (ay + ey * t);
+        far_ &= dx * dx + dy * dy > lim2;
+    }
+    return far_;
+}
+
 BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
 {
     bp_u32 i = i0;
@@ -1936,8 +1968,14 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
                     BP_VSEL(Dy > zero, BP_VMAX(P->height - ri - py, zero) / Dy, best));
         best = BP_VSEL(t < best, t, best);
         /* A lane whose sweep hits nothing moves the whole way: the end of
-         * bp_move_static. The others take bp_move_static itself. */
-        slow |= ~(best > 1.0f);
+         * bp_move_static. The others take bp_move_static itself, and so do
+         * those near a line, unless (in a world of few lines) the move is
+         * far from every line: then bp_move_static's test would find no
+         * line it touches (most balls near the rain's ramps). */
+        bp_vi wall = ~(best > 1.0f);
+        if (BP_VANY(slow & ~wall) && P->nlines <= BP_LINES_IN_LANES)
+            slow &= ~bp_vlines_far(P, A, px, py, Dx, Dy, ri);
+        slow |= wall;
         px = px + Dx;
         py = py + Dy;
         bp_vcap_speed(P->speed_cap, &ux, &uy);
