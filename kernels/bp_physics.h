@@ -1913,8 +1913,10 @@ BP_FN void bp_vstore_lanes(bp_vf a, bp_vf b, bp_vf c, bp_vf d, const bp_i32 *ski
 
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 /* Worlds with at most this many lines test every line in lanes before
- * sending a ball near one to bp_move_static (bp_vlines_far). */
-#define BP_LINES_IN_LANES 32u
+ * sending a ball near one to bp_move_static (bp_vlines_far). Measured on
+ * 9,600 balls raining on random lines (docs/benchmarks.md): 0.79x the
+ * time at 32 lines, 0.82x at 64, 0.94x at 128, 1.18x at 256. */
+#define BP_LINES_IN_LANES 128u
 
 /* The lanes whose move is far from every line of the world: for each line
  * the test bp_segments_touch makes on the lines listed near the ball
