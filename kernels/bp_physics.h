@@ -259,6 +259,30 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
 #define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
+/* For each mask of 4 lanes, the numbers of the lanes on, a byte each,
+ * lowest first (bytes past them 0). */
+static const bp_u32 bp_lanes_of4[16] = {
+    0x0u,     0x0u,     0x01u,     0x0100u,   0x02u,     0x0200u,   0x0201u,   0x020100u,
+    0x03u,    0x0300u,  0x0301u,   0x030100u, 0x0302u,   0x030200u, 0x030201u, 0x03020100u,
+};
+/* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
+ * order, and adds their number to n (it writes BP_LANES slots): the lane
+ * numbers of the low and high halves' masks, joined into one byte each,
+ * widened to a permute that gathers the lanes on to the front, and one
+ * store. No branch on the mask (a loop over its bits mispredicts: most
+ * masks of the screening are 0 to 3 lanes on, anywhere). */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+    do {                                                                                 \
+        bp_u32 mk_ = BP_VMASK(m), lo_ = mk_ & 15u;                                       \
+        unsigned long long ix_ =                                                         \
+            (unsigned long long)bp_lanes_of4[lo_] |                                      \
+            ((unsigned long long)(bp_lanes_of4[mk_ >> 4] + 0x04040404u)                  \
+             << (8 * __builtin_popcount(lo_)));                                          \
+        __m256i p_ = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ix_));           \
+        _mm256_storeu_si256((__m256i *)(void *)((dst) + (n)),                            \
+                            _mm256_permutevar8x32_epi32((__m256i)(vals), p_));           \
+        (n) += (bp_u32)__builtin_popcount(mk_);                                          \
+    } while (0)
 #else
 #if BP_LANES != 4
 #error "the C engine's lanes are 4 floats, 8 with AVX2 or 16 with AVX-512"
@@ -322,9 +346,10 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
  * the mask m is on to dst[n], dst[n + 1], ... in lane order and adds their
  * number to n; it may write BP_LANES slots. With AVX-512 a compress in a
  * register and one store (above: the compress straight to memory is
- * microcoded and slow on AMD's Zen 4); with 4 lanes the lanes on, for each of the 16 masks, come from
- * two constants (2 bits per lane, a byte per mask) and their number from a
- * third (a nibble per mask); else lane by lane. */
+ * microcoded and slow on AMD's Zen 4); with AVX2 a permute built from a
+ * table (above); with 4 lanes the lanes on, for each of the 16 masks, come
+ * from two constants (2 bits per lane, a byte per mask) and their number
+ * from a third (a nibble per mask); else (OpenCL C) lane by lane. */
 #ifndef BP_VCOMPRESS
 #if BP_LANES == 4
 #define BP_LANES_WHICH(mk, l) \
