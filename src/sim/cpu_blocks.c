@@ -1,9 +1,9 @@
 /* cpu_blocks.c - the CPU engine's block passes (kernels/bp_physics.h,
  * "Passes 1, 3, 4 and 5 on blocks of balls") at one lane width: compiled with
  * BP_LANES 4 for any processor, and where the compiler can (src/meson.build)
- * again with BP_LANES 8 and -march=x86-64-v3 (AVX2: gathers in one
- * instruction) and with BP_LANES 16 and -march=x86-64-v4 (AVX-512: the
- * compress of the lanes in reach too).
+ * again with BP_LANES 8 and -march=x86-64-v3 (AVX2: 8 lanes, permutes
+ * across them) and with BP_LANES 16 and -march=x86-64-v4 (AVX-512: gathers
+ * and the compress of the lanes in reach in one instruction too).
  */
 #include "cpu_blocks.h"
 
