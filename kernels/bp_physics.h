@@ -265,26 +265,36 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
 #define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
-/* For each mask of 4 lanes, the numbers of the lanes on, a byte each,
- * lowest first (bytes past them 0). */
-static const bp_u32 bp_lanes_of4[16] = {
-    0x0u,     0x0u,     0x01u,     0x0100u,   0x02u,     0x0200u,   0x0201u,   0x020100u,
-    0x03u,    0x0300u,  0x0301u,   0x030100u, 0x0302u,   0x030200u, 0x030201u, 0x03020100u,
+/* For each mask of 8 lanes, the numbers of the lanes on, a byte each,
+ * lowest first (the bytes past them 0): lane b is on in mask m when bit b
+ * is set, and goes to byte BP_BELOW(m, b), the number of bits set below
+ * it. Constant expressions, so the 2 KiB table is built by the compiler. */
+#define BP_BIT(m, b) (((m) >> (b)) & 1u)
+#define BP_BELOW(m, b)                                                                    \
+    (BP_BIT(m, 0) * (0 < (b)) + BP_BIT(m, 1) * (1 < (b)) + BP_BIT(m, 2) * (2 < (b)) +     \
+     BP_BIT(m, 3) * (3 < (b)) + BP_BIT(m, 4) * (4 < (b)) + BP_BIT(m, 5) * (5 < (b)) +     \
+     BP_BIT(m, 6) * (6 < (b)))
+#define BP_LANE_AT(m, b) ((unsigned long long)(BP_BIT(m, b) * (b)) << (8u * BP_BELOW(m, b)))
+#define BP_LANES_OF(m)                                                                    \
+    (BP_LANE_AT(m, 0u) | BP_LANE_AT(m, 1u) | BP_LANE_AT(m, 2u) | BP_LANE_AT(m, 3u) |      \
+     BP_LANE_AT(m, 4u) | BP_LANE_AT(m, 5u) | BP_LANE_AT(m, 6u) | BP_LANE_AT(m, 7u))
+#define BP_LANES_OF4(m) BP_LANES_OF(m), BP_LANES_OF(m + 1u), BP_LANES_OF(m + 2u), BP_LANES_OF(m + 3u)
+#define BP_LANES_OF16(m) BP_LANES_OF4(m), BP_LANES_OF4(m + 4u), BP_LANES_OF4(m + 8u), BP_LANES_OF4(m + 12u)
+#define BP_LANES_OF64(m) \
+    BP_LANES_OF16(m), BP_LANES_OF16(m + 16u), BP_LANES_OF16(m + 32u), BP_LANES_OF16(m + 48u)
+static const unsigned long long bp_lanes_of[256] = {
+    BP_LANES_OF64(0u), BP_LANES_OF64(64u), BP_LANES_OF64(128u), BP_LANES_OF64(192u),
 };
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
- * order, and adds their number to n (it writes BP_LANES slots): the lane
- * numbers of the low and high halves' masks, joined into one byte each,
- * widened to a permute that gathers the lanes on to the front, and one
- * store. No branch on the mask (a loop over its bits mispredicts: most
- * masks of the screening are 0 to 3 lanes on, anywhere). */
+ * order, and adds their number to n (it writes BP_LANES slots): the mask's
+ * lane numbers, widened to a permute that gathers the lanes on to the
+ * front, and one store. No branch on the mask (a loop over its bits
+ * mispredicts: most masks of the screening are 0 to 3 lanes on, anywhere). */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                    \
     do {                                                                                 \
-        bp_u32 mk_ = BP_VMASK(m), lo_ = mk_ & 15u;                                       \
-        unsigned long long ix_ =                                                         \
-            (unsigned long long)bp_lanes_of4[lo_] |                                      \
-            ((unsigned long long)(bp_lanes_of4[mk_ >> 4] + 0x04040404u)                  \
-             << (8 * __builtin_popcount(lo_)));                                          \
-        __m256i p_ = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)ix_));           \
+        bp_u32 mk_ = BP_VMASK(m);                                                        \
+        __m256i p_ = _mm256_cvtepu8_epi32(                                               \
+            _mm_loadl_epi64((const __m128i *)(const void *)(bp_lanes_of + mk_)));        \
         _mm256_storeu_si256((__m256i *)(void *)((dst) + (n)),                            \
                             _mm256_permutevar8x32_epi32((__m256i)(vals), p_));           \
         (n) += (bp_u32)__builtin_popcount(mk_);                                          \
