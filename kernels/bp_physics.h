@@ -265,40 +265,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
 #define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
-/* For each mask of 8 lanes, the numbers of the lanes on, a byte each,
- * lowest first (the bytes past them 0): lane b is on in mask m when bit b
- * is set, and goes to byte BP_BELOW(m, b), the number of bits set below
- * it. Constant expressions, so the 2 KiB table is built by the compiler. */
-#define BP_BIT(m, b) (((m) >> (b)) & 1u)
-#define BP_BELOW(m, b)                                                                    \
-    (BP_BIT(m, 0) * (0 < (b)) + BP_BIT(m, 1) * (1 < (b)) + BP_BIT(m, 2) * (2 < (b)) +     \
-     BP_BIT(m, 3) * (3 < (b)) + BP_BIT(m, 4) * (4 < (b)) + BP_BIT(m, 5) * (5 < (b)) +     \
-     BP_BIT(m, 6) * (6 < (b)))
-#define BP_LANE_AT(m, b) ((unsigned long long)(BP_BIT(m, b) * (b)) << (8u * BP_BELOW(m, b)))
-#define BP_LANES_OF(m)                                                                    \
-    (BP_LANE_AT(m, 0u) | BP_LANE_AT(m, 1u) | BP_LANE_AT(m, 2u) | BP_LANE_AT(m, 3u) |      \
-     BP_LANE_AT(m, 4u) | BP_LANE_AT(m, 5u) | BP_LANE_AT(m, 6u) | BP_LANE_AT(m, 7u))
-#define BP_LANES_OF4(m) BP_LANES_OF(m), BP_LANES_OF(m + 1u), BP_LANES_OF(m + 2u), BP_LANES_OF(m + 3u)
-#define BP_LANES_OF16(m) BP_LANES_OF4(m), BP_LANES_OF4(m + 4u), BP_LANES_OF4(m + 8u), BP_LANES_OF4(m + 12u)
-#define BP_LANES_OF64(m) \
-    BP_LANES_OF16(m), BP_LANES_OF16(m + 16u), BP_LANES_OF16(m + 32u), BP_LANES_OF16(m + 48u)
-static const unsigned long long bp_lanes_of[256] = {
-    BP_LANES_OF64(0u), BP_LANES_OF64(64u), BP_LANES_OF64(128u), BP_LANES_OF64(192u),
-};
-/* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
- * order, and adds their number to n (it writes BP_LANES slots): the mask's
- * lane numbers, widened to a permute that gathers the lanes on to the
- * front, and one store. No branch on the mask (a loop over its bits
- * mispredicts: most masks of the screening are 0 to 3 lanes on, anywhere). */
-#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
-    do {                                                                                 \
-        bp_u32 mk_ = BP_VMASK(m);                                                        \
-        __m256i p_ = _mm256_cvtepu8_epi32(                                               \
-            _mm_loadl_epi64((const __m128i *)(const void *)(bp_lanes_of + mk_)));        \
-        _mm256_storeu_si256((__m256i *)(void *)((dst) + (n)),                            \
-                            _mm256_permutevar8x32_epi32((__m256i)(vals), p_));           \
-        (n) += (bp_u32)__builtin_popcount(mk_);                                          \
-    } while (0)
 #else
 #if BP_LANES != 4
 #error "the C engine's lanes are 4 floats, 8 with AVX2 or 16 with AVX-512"
@@ -362,10 +328,79 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
  * the mask m is on to dst[n], dst[n + 1], ... in lane order and adds their
  * number to n; it may write BP_LANES slots. With AVX-512 a compress in a
  * register and one store (above: the compress straight to memory is
- * microcoded and slow on AMD's Zen 4); with AVX2 a permute built from a
- * table (above); with 4 lanes the lanes on, for each of the 16 masks, come
+ * microcoded and slow on AMD's Zen 4); with AVX2, and with 8 or 16 lanes
+ * in OpenCL C, a permute built from a table of the lanes on for each mask
+ * of 8 (below); with 4 lanes the lanes on, for each of the 16 masks, come
  * from two constants (2 bits per lane, a byte per mask) and their number
- * from a third (a nibble per mask); else (OpenCL C) lane by lane. */
+ * from a third (a nibble per mask). */
+#if BP_LANES >= 8
+/* For each mask of 8 lanes, the numbers of the lanes on, a byte each,
+ * lowest first (the bytes past them 0): lane b is on in mask m when bit b
+ * is set, and goes to byte BP_BELOW(m, b), the number of bits set below
+ * it. Constant expressions, so the 2 KiB table is built by the compiler. */
+#define BP_BIT(m, b) (((m) >> (b)) & 1u)
+#define BP_BELOW(m, b)                                                                    \
+    (BP_BIT(m, 0) * (0 < (b)) + BP_BIT(m, 1) * (1 < (b)) + BP_BIT(m, 2) * (2 < (b)) +     \
+     BP_BIT(m, 3) * (3 < (b)) + BP_BIT(m, 4) * (4 < (b)) + BP_BIT(m, 5) * (5 < (b)) +     \
+     BP_BIT(m, 6) * (6 < (b)))
+#define BP_LANE_AT(m, b) (BP_K64(0) + BP_BIT(m, b) * (b)) << (8u * BP_BELOW(m, b))
+#define BP_LANES_OF(m)                                                                    \
+    ((BP_LANE_AT(m, 0u)) | (BP_LANE_AT(m, 1u)) | (BP_LANE_AT(m, 2u)) |                   \
+     (BP_LANE_AT(m, 3u)) | (BP_LANE_AT(m, 4u)) | (BP_LANE_AT(m, 5u)) |                   \
+     (BP_LANE_AT(m, 6u)) | (BP_LANE_AT(m, 7u)))
+#define BP_LANES_OF4(m) \
+    BP_LANES_OF(m), BP_LANES_OF(m + 1u), BP_LANES_OF(m + 2u), BP_LANES_OF(m + 3u)
+#define BP_LANES_OF16(m) \
+    BP_LANES_OF4(m), BP_LANES_OF4(m + 4u), BP_LANES_OF4(m + 8u), BP_LANES_OF4(m + 12u)
+#define BP_LANES_OF64(m) \
+    BP_LANES_OF16(m), BP_LANES_OF16(m + 16u), BP_LANES_OF16(m + 32u), BP_LANES_OF16(m + 48u)
+#ifdef __OPENCL_VERSION__
+__constant ulong bp_lanes_of[256] = {
+#else
+static const unsigned long long bp_lanes_of[256] = {
+#endif
+    BP_LANES_OF64(0u), BP_LANES_OF64(64u), BP_LANES_OF64(128u), BP_LANES_OF64(192u),
+};
+#endif
+
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 8
+/* AVX2: the mask's lane numbers widened to a permute that gathers the
+ * lanes on to the front, and one store. No branch on the mask (a loop
+ * over its bits mispredicts: most masks of the screening are 0 to 3 lanes
+ * on, anywhere). */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+    do {                                                                                 \
+        bp_u32 mk_ = BP_VMASK(m);                                                        \
+        __m256i p_ = _mm256_cvtepu8_epi32(                                               \
+            _mm_loadl_epi64((const __m128i *)(const void *)(bp_lanes_of + mk_)));        \
+        _mm256_storeu_si256((__m256i *)(void *)((dst) + (n)),                            \
+                            _mm256_permutevar8x32_epi32((__m256i)(vals), p_));           \
+        (n) += (bp_u32)__builtin_popcount(mk_);                                          \
+    } while (0)
+#elif defined(__OPENCL_VERSION__) && BP_LANES == 8
+/* OpenCL C: the same with shuffle() */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+    do {                                                                                 \
+        uint mk_ = BP_VMASK(m);                                                          \
+        vstore8(shuffle((vals), convert_uint8(as_uchar8(bp_lanes_of[mk_]))), 0,          \
+                (dst) + (n));                                                            \
+        (n) += popcount(mk_);                                                            \
+    } while (0)
+#elif defined(__OPENCL_VERSION__) && BP_LANES == 16
+/* OpenCL C, 16 lanes: each half as above, the high one after the low
+ * one's lanes on */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+    do {                                                                                 \
+        uint mk_ = BP_VMASK(m), lo_ = mk_ & 255u;                                        \
+        bp_vu v_ = (vals);                                                               \
+        vstore8(shuffle(v_.lo, convert_uint8(as_uchar8(bp_lanes_of[lo_]))), 0,           \
+                (dst) + (n));                                                            \
+        vstore8(shuffle(v_.hi, convert_uint8(as_uchar8(bp_lanes_of[mk_ >> 8]))), 0,      \
+                (dst) + (n) + popcount(lo_));                                            \
+        (n) += popcount(mk_);                                                            \
+    } while (0)
+#endif
+
 #ifndef BP_VCOMPRESS
 #if BP_LANES == 4
 #define BP_LANES_WHICH(mk, l) \
@@ -383,21 +418,6 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
         (dst)[n_ + 2u] = v_[BP_LANES_WHICH(mk_, 2u)];  \
         (dst)[n_ + 3u] = v_[BP_LANES_WHICH(mk_, 3u)];  \
         (n) = n_ + BP_LANES_ON(mk_);                   \
-    } while (0)
-#else
-#ifdef __OPENCL_VERSION__
-#define BP_LOWEST_BIT(b) (31u - clz((b) & (0u - (b))))
-#else
-#define BP_LOWEST_BIT(b) ((bp_u32)__builtin_ctz(b))
-#endif
-#define BP_VCOMPRESS(dst, n, m, vals)                 \
-    do {                                              \
-        bp_vu vv_ = (vals);                           \
-        bp_u32 v_[BP_LANES], n_ = (n);                \
-        BP_VSTORE(vv_, v_);                           \
-        for (bp_u32 mk_ = BP_VMASK(m); mk_; mk_ &= mk_ - 1u) \
-            (dst)[n_++] = v_[BP_LOWEST_BIT(mk_)];     \
-        (n) = n_;                                     \
     } while (0)
 #endif
 #endif
