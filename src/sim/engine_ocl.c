@@ -311,14 +311,20 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
         sscanf(cver, "OpenCL C %d.%d", &major, &minor) != 2)
         major = 1, minor = 2;
     int cl12 = major > 1 || (major == 1 && minor >= 2);
-    /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES): 4
-     * on every device, the same bits as 8. Eight paid on PoCL's AVX-512
-     * while the screening of the grid rows was scalar; since it runs in
-     * the lanes too, a row of the rain (2-3 balls) fills 8 lanes even
-     * less than 4, and 4 is faster on the rain and level on the pile
-     * (docs/benchmarks.md); 16 measured level with 4 on PoCL.
-     * BALLPIT_OCL_LANES=4|8|16 overrides (tests, tuning). */
-    unsigned long lanes_ = 4;
+    /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES), the
+     * same bits at any count: 8 on a CPU device that prefers vectors of 8
+     * floats (PoCL on AVX2: 0.8 of 4 lanes' time on the rain and the pile
+     * at 50k balls), else 4. On PoCL's AVX-512 (16 preferred) 4 was
+     * faster on the rain and level on the pile, 16 level with 4
+     * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8|16 overrides (tests,
+     * tuning). */
+    cl_device_type dtype = 0;
+    cl_uint pref = 0;
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_TYPE, sizeof dtype, &dtype, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
+                        NULL) != CL_SUCCESS)
+        dtype = 0, pref = 0;
+    unsigned long lanes_ = (dtype & CL_DEVICE_TYPE_CPU) && pref == 8 ? 8 : 4;
     if (env_count("BALLPIT_OCL_LANES", 4, 16, &lanes_, err, errlen))
         return -1;
     if (lanes_ != 4 && lanes_ != 8 && lanes_ != 16)

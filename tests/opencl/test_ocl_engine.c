@@ -107,7 +107,7 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
     return 0;
 }
 
-/* The contact pass in 4, 8 and 16 SIMD lanes (BALLPIT_OCL_LANES; 4 unless
+/* The contact pass in 4, 8 and 16 SIMD lanes (BALLPIT_OCL_LANES; 4 or 8 unless
  * asked) gives the same bits: every lane does the scalar operations and
  * the lanes are summed in neighbour order. (bp_k_steps runs passes 1 and
  * 3-5 on blocks of balls, the separate kernels one ball at a time: every
