@@ -333,7 +333,7 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
  * of 8 (below); with 4 lanes the lanes on, for each of the 16 masks, come
  * from two constants (2 bits per lane, a byte per mask) and their number
  * from a third (a nibble per mask). */
-#if BP_LANES >= 8
+#if BP_LANES == 8 || (defined(__OPENCL_VERSION__) && BP_LANES == 16)
 /* For each mask of 8 lanes, the numbers of the lanes on, a byte each,
  * lowest first (the bytes past them 0): lane b is on in mask m when bit b
  * is set, and goes to byte BP_BELOW(m, b), the number of bits set below
