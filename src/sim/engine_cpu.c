@@ -5,7 +5,8 @@
  * Every loop writes only its own balls' slots and reads what earlier loops
  * wrote, so the answer is the same bits for any thread count and lane
  * width. The grid build is a serial counting sort (ties in ball-index
- * order).
+ * order). The block passes of all the sub-steps of a call run in one
+ * OpenMP team.
  */
 #include "engine_impl.h"
 #include "step.h"
@@ -116,7 +117,57 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                          c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy, lx1, ly1,
                          lx2, ly2, seg_start, seg_list};
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
-    for (uint32_t s = 0; s < nsub; s++) {
+    if (B) {
+        /* One team for all the sub-steps: each pass a worksharing loop
+         * (its end the barrier the next pass needs), the grid build one
+         * thread's, so the threads are started once per call, not five
+         * times per sub-step. */
+        float v2max = 0.0f;
+        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
+#pragma omp parallel num_threads(nt)
+        for (uint32_t s = 0; s < nsub; s++) {
+#pragma omp single
+            {
+                t0 = bp_now();
+                v2max = 0.0f;
+            }
+#pragma omp for schedule(static) reduction(max : v2max)
+            for (int b = 0; b < nb; b++)
+                v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK, block_end(b, n),
+                                     v2max);
+#pragma omp single
+            {
+                t1 = bp_now();
+                bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
+            }
+#pragma omp for schedule(static)
+            for (int k = 0; k < n; k++)
+                bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+            float vmax = sqrtf(v2max);
+#pragma omp single
+            t2 = bp_now();
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < nb; b++)
+                B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
+#pragma omp for schedule(static)
+            for (int b = 0; b < nb; b++)
+                B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+#pragma omp single
+            t3 = bp_now();
+#pragma omp for schedule(dynamic, 1)
+            for (int b = 0; b < nb; b++)
+                B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+#pragma omp single
+            {
+                double t4 = bp_now();
+                T.integrate += t1 - t0;
+                T.grid += t2 - t1;
+                T.ball_contacts += t3 - t2;
+                T.static_contacts += t4 - t3;
+            }
+        }
+    }
+    for (uint32_t s = 0; s < (B ? 0u : nsub); s++) { /* one ball at a time */
         double t0 = bp_now();
         float v2max = 0.0f;
         if (B) {
