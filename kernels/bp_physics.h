@@ -704,8 +704,9 @@ BP_FN float bp_split_n(bp_u8 n)
  * AVX-512 one gather of the aligned 32-bit words that hold the bytes (so
  * it reads only whole words of the array: the world's capacity is a
  * multiple of 4 balls, src/sim/world.c), shifted and masked; max(n, 1) is
- * bp_split_n's value for every count. Elsewhere lane by lane (the scalar
- * loads into an array read back as a vector stalled the vector load). */
+ * bp_split_n's value for every count (the counts read one by one into an
+ * array and loaded back as a vector stalled that load, 8% of the pairs'
+ * evaluation). Elsewhere that way, lane by lane. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 {
@@ -1972,7 +1973,6 @@ BP_FN void bp_vstore_lanes(bp_vf a, bp_vf b, bp_vf c, bp_vf d, const bp_i32 *ski
     }
 }
 
-/* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 /* Worlds with at most this many lines test every line in lanes before
  * sending a ball near one to bp_move_static (bp_vlines_far). Measured on
  * 9,600 balls raining on random lines (docs/benchmarks.md): 0.79x the
@@ -2007,6 +2007,7 @@ BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_
     return far_;
 }
 
+/* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
 {
     bp_u32 i = i0;

@@ -166,16 +166,11 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 T.static_contacts += t4 - t3;
             }
         }
-    }
-    for (uint32_t s = 0; s < (B ? 0u : nsub); s++) { /* one ball at a time */
-        double t0 = bp_now();
-        float v2max = 0.0f;
-        if (B) {
-#pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
-            for (int b = 0; b < nb; b++)
-                v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK, block_end(b, n),
-                                     v2max);
-        } else {
+    } else {
+        /* one ball at a time (BALLPIT_CPU_LANES=1) */
+        for (uint32_t s = 0; s < nsub; s++) {
+            double t0 = bp_now();
+            float v2max = 0.0f;
 #pragma omp parallel for schedule(static) num_threads(nt) reduction(max : v2max)
             for (int i = 0; i < n; i++) {
                 float v2 = bp_integrate((bp_u32)i, &P, vx, vy);
@@ -183,53 +178,35 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                     v2max = v2;
                 c->cell[i] = bp_cell_of(&P, x[i], y[i]);
             }
-        }
-        double t1 = bp_now();
-        bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
+            double t1 = bp_now();
+            bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
 #pragma omp parallel for schedule(static) num_threads(nt)
-        for (int k = 0; k < n; k++)
-            bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
-        float vmax = sqrtf(v2max);
-        double t2 = bp_now();
-        if (B) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-            for (int b = 0; b < nb; b++)
-                B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
-        } else {
+            for (int k = 0; k < n; k++)
+                bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+            float vmax = sqrtf(v2max);
+            double t2 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++)
-                bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, w->contacts, c->cell_start,
-                            c->sorted, c->spos, c->ncontact, c->best, c->nvx, c->nvy, c->cpx,
-                            c->cpy);
-        }
-        if (B) {
-#pragma omp parallel for schedule(static) num_threads(nt)
-            for (int b = 0; b < nb; b++)
-                B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
-        } else {
+                bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, w->contacts,
+                            c->cell_start, c->sorted, c->spos, c->ncontact, c->best, c->nvx,
+                            c->nvy, c->cpx, c->cpy);
 #pragma omp parallel for schedule(static) num_threads(nt)
             for (int i = 0; i < n; i++)
                 bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx,
                            c->nvy, c->cpx, c->cpy);
-        }
-        double t3 = bp_now();
-        if (B) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-            for (int b = 0; b < nb; b++)
-                B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
-        } else {
+            double t3 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++) {
                 bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r,
                                lx1, ly1, lx2, ly2, seg_start, seg_list);
                 w->contacts[i] = c->ncontact[i];
             }
+            double t4 = bp_now();
+            T.integrate += t1 - t0;
+            T.grid += t2 - t1;
+            T.ball_contacts += t3 - t2;
+            T.static_contacts += t4 - t3;
         }
-        double t4 = bp_now();
-        T.integrate += t1 - t0;
-        T.grid += t2 - t1;
-        T.ball_contacts += t3 - t2;
-        T.static_contacts += t4 - t3;
     }
     c->base.times = T;
     w->substeps_done += nsub;

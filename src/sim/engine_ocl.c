@@ -289,7 +289,7 @@ static int env_choice(const char *name, const char *one, const char *zero, int *
     return 0;
 }
 
-static int build_program(ocl_engine *o, char *err, size_t errlen)
+static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t errlen)
 {
     cl_int rc;
     const char **src = (const char **)bp_ocl_program_source;
@@ -318,12 +318,10 @@ static int build_program(ocl_engine *o, char *err, size_t errlen)
      * faster on the rain and level on the pile, 16 level with 4
      * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8|16 overrides (tests,
      * tuning). */
-    cl_device_type dtype = 0;
     cl_uint pref = 0;
-    if (clGetDeviceInfo(o->dev, CL_DEVICE_TYPE, sizeof dtype, &dtype, NULL) != CL_SUCCESS ||
-        clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
+    if (clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
                         NULL) != CL_SUCCESS)
-        dtype = 0, pref = 0;
+        pref = 0;
     unsigned long lanes_ = (dtype & CL_DEVICE_TYPE_CPU) && pref == 8 ? 8 : 4;
     if (env_count("BALLPIT_OCL_LANES", 4, 16, &lanes_, err, errlen))
         return -1;
@@ -987,7 +985,7 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         bp_ocl_fail(err, errlen, "clCreateCommandQueue", rc);
         goto fail;
     }
-    if (build_program(o, err, errlen))
+    if (build_program(o, d.type, err, errlen))
         goto fail;
     /* The grid build: serial in one work-item on CPU devices, parallel
      * elsewhere (kernels/ballpit.cl, bp_k_grid_serial, says why);
