@@ -4,9 +4,10 @@
  *
  * Every loop writes only its own balls' slots and reads what earlier loops
  * wrote, so the answer is the same bits for any thread count and lane
- * width. The grid build is a serial counting sort (ties in ball-index
- * order). The block passes of all the sub-steps of a call run in one
- * OpenMP team.
+ * width. The grid build is a counting sort (ties in ball-index order);
+ * the block passes build it in parallel (grid_count, grid_offsets,
+ * grid_scatter), the one-ball-at-a-time path serially (bp_grid_build).
+ * The block passes of all the sub-steps of a call run in one OpenMP team.
  */
 #include "engine_impl.h"
 #include "step.h"
@@ -22,6 +23,7 @@
 typedef struct cpu_engine {
     bp_engine base;
     uint32_t cap;           /* ball slots of the scratch arrays */
+    float *scratch;         /* nvx, nvy, cpx, cpy: cap each, one block */
     float *nvx, *nvy, *cpx, *cpy;
     uint32_t *cell, *sorted;
     float *spos;            /* x, y of sorted[k] at 2k, 2k + 1 (the grid's order) */
@@ -52,14 +54,16 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
      * sandbox pouring balls does not reallocate every frame). */
     size_t cap = c->sorted ? (size_t)n + n / 4 : n, f = sizeof(float);
     cap = cap < 1024 ? 1024 : cap;
-    if (grow((void **)&c->nvx, cap * f) || grow((void **)&c->nvy, cap * f) ||
-        grow((void **)&c->cpx, cap * f) || grow((void **)&c->cpy, cap * f) ||
-        grow((void **)&c->cell, cap * 4) ||
+    if (grow((void **)&c->scratch, 4 * cap * f) || grow((void **)&c->cell, cap * 4) ||
         grow((void **)&c->sorted, (cap + BP_SCREEN_PAD) * 4) ||
         grow((void **)&c->spos, (cap + BP_SCREEN_PAD) * 2 * f) ||
         grow((void **)&c->ncontact, cap))
         return -1;
     c->best = (int32_t *)c->cell;
+    c->nvx = c->scratch;
+    c->nvy = c->scratch + cap;
+    c->cpx = c->scratch + 2 * cap;
+    c->cpy = c->scratch + 3 * cap;
     c->cap = (uint32_t)cap;
     return 0;
 }
@@ -98,6 +102,84 @@ static inline uint32_t block_end(int b, int n)
     return e < (uint32_t)n ? e : (uint32_t)n;
 }
 
+/* The parallel grid build (the block passes): the balls in one partition
+ * per thread, each counted into its own array of ncells words; the cells'
+ * offsets from all the counts; each partition put into its cells. A cell
+ * lists partition 0's balls first, then 1's, ..., each in ascending
+ * order: the ball-index order bp_grid_build gives, so the same sorted[]
+ * and cell_start[] for any thread count. */
+#define GRID_PARTS 8
+
+/* The count arrays: partition 0's is cell_start itself; the others are
+ * carved from the scratch block, which is dead while the grid is built
+ * (written in pass 3, last read in pass 5): 4 x cap words, at least 3
+ * arrays of the at most 1.2 cells per ball (step.h) of a world of 4,096
+ * cells or more. Returns how many partitions can have one. */
+static int grid_count_arrays(cpu_engine *c, uint32_t ncells, uint32_t *cnt[GRID_PARTS])
+{
+    int k = 0;
+    cnt[k++] = c->cell_start;
+    for (size_t o = 0; o + ncells <= 4 * (size_t)c->cap && k < GRID_PARTS; o += ncells)
+        cnt[k++] = (uint32_t *)c->scratch + o;
+    return k;
+}
+
+/* Balls i0..i1-1 counted by cell into cnt. */
+static void grid_count(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t *cnt,
+                       uint32_t ncells)
+{
+    memset(cnt, 0, ncells * sizeof *cnt);
+    for (uint32_t i = i0; i < i1; i++)
+        cnt[cell[i]]++;
+}
+
+/* The counts become where each partition's run of each cell ends (cells in
+ * order, partitions in order within a cell); cnt[0][ncells] = n. */
+static void grid_offsets(uint32_t *const *cnt, int parts, uint32_t ncells, uint32_t n)
+{
+    uint32_t run = 0;
+    if (parts == 2) {
+        uint32_t *a = cnt[0], *b = cnt[1];
+        for (uint32_t k = 0; k < ncells; k++) {
+            run += a[k];
+            a[k] = run;
+            run += b[k];
+            b[k] = run;
+        }
+    } else {
+        for (uint32_t k = 0; k < ncells; k++)
+            for (int u = 0; u < parts; u++) {
+                run += cnt[u][k];
+                cnt[u][k] = run;
+            }
+    }
+    cnt[0][ncells] = n;
+}
+
+/* Balls i0..i1-1 put into their cells, from the back, with their
+ * positions in grid order (bp_grid_position's spos, written here from
+ * x and y read in order, not gathered through sorted): cnt ends as where
+ * this partition's runs begin (for partition 0, cell_start). */
+static void grid_scatter(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t *cnt,
+                         uint32_t *sorted, const float *x, const float *y, float *spos)
+{
+    for (uint32_t i = i1; i-- > i0;) {
+        uint32_t k = --cnt[cell[i]];
+        sorted[k] = i;
+        spos[2 * (size_t)k] = x[i];
+        spos[2 * (size_t)k + 1] = y[i];
+    }
+}
+
+static int team_size(void)
+{
+#ifdef _OPENMP
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
 static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -122,27 +204,62 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * (its end the barrier the next pass needs), the grid build one
          * thread's, so the threads are started once per call, not five
          * times per sub-step. */
+        uint32_t *cnt[GRID_PARTS];
+        const int parts = grid_count_arrays(c, ncells, cnt);
         float v2max = 0.0f;
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
+        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tcount = 0.0;
 #pragma omp parallel num_threads(nt)
+        {
+        /* the grid built in parallel where each thread has a count array */
+        const int team = team_size(), par = team <= parts;
         for (uint32_t s = 0; s < nsub; s++) {
 #pragma omp single
             {
                 t0 = bp_now();
                 v2max = 0.0f;
             }
+            if (par) {
+                /* a partition per thread (the same thread in both loops:
+                 * static loops of one length), the counting of its balls
+                 * after their integration, while their cells are hot */
 #pragma omp for schedule(static) reduction(max : v2max)
-            for (int b = 0; b < nb; b++)
-                v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK, block_end(b, n),
-                                     v2max);
+                for (int u = 0; u < team; u++) {
+                    int b0 = nb * u / team, b1 = nb * (u + 1) / team;
+                    for (int b = b0; b < b1; b++)
+                        v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK,
+                                             block_end(b, n), v2max);
+                    double tc = bp_now();
+                    grid_count(c->cell, block_end(b0 - 1, n), block_end(b1 - 1, n), cnt[u],
+                               ncells);
+                    if (u == 0)
+                        tcount = bp_now() - tc; /* the grid's, in the phase times */
+                }
 #pragma omp single
-            {
-                t1 = bp_now();
-                bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
-            }
+                {
+                    t1 = bp_now();
+                    grid_offsets(cnt, team, ncells, (uint32_t)n);
+                }
 #pragma omp for schedule(static)
-            for (int k = 0; k < n; k++)
-                bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+                for (int u = 0; u < team; u++) {
+                    int b0 = nb * u / team, b1 = nb * (u + 1) / team;
+                    grid_scatter(c->cell, block_end(b0 - 1, n), block_end(b1 - 1, n), cnt[u],
+                                 c->sorted, x, y, c->spos);
+                }
+            } else {
+#pragma omp for schedule(static) reduction(max : v2max)
+                for (int b = 0; b < nb; b++)
+                    v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK,
+                                         block_end(b, n), v2max);
+#pragma omp single
+                {
+                    t1 = bp_now();
+                    tcount = 0.0;
+                    bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
+                }
+#pragma omp for schedule(static)
+                for (int k = 0; k < n; k++)
+                    bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+            }
             float vmax = sqrtf(v2max);
 #pragma omp single
             t2 = bp_now();
@@ -160,11 +277,12 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp single
             {
                 double t4 = bp_now();
-                T.integrate += t1 - t0;
-                T.grid += t2 - t1;
+                T.integrate += t1 - t0 - tcount;
+                T.grid += t2 - t1 + tcount;
                 T.ball_contacts += t3 - t2;
                 T.static_contacts += t4 - t3;
             }
+        }
         }
     } else {
         /* one ball at a time (BALLPIT_CPU_LANES=1) */
@@ -223,7 +341,7 @@ static int cpu_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
 static void cpu_destroy(bp_engine *e)
 {
     cpu_engine *c = (cpu_engine *)e;
-    free(c->nvx); free(c->nvy); free(c->cpx); free(c->cpy);
+    free(c->scratch);
     free(c->cell); free(c->sorted); free(c->spos); free(c->cell_start);
     free(c->ncontact);
     bp_seggrid_free(&c->sg);
