@@ -76,6 +76,24 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_LANES 4
 #endif
 #ifdef __OPENCL_VERSION__
+/* Clang compiling OpenCL C for an x86 CPU device with AVX2 (PoCL) has
+ * AVX2's instructions as builtins. OpenCL C has no mask-to-bits and its
+ * shuffle() with lane numbers from memory became, in PoCL's LLVM, a chain
+ * of ORs and a store, eight extracts and eight loads and inserts; these
+ * two take the one instruction instead (bp_vmask, BP_VPERMD). The same
+ * bits either way; other devices keep the portable forms, as does any
+ * device with BALLPIT_OCL_PORTABLE=1 (-DBP_OCL_PORTABLE). */
+#if defined(__AVX2__) && defined(__has_builtin) && !defined(BP_OCL_PORTABLE)
+#if __has_builtin(__builtin_ia32_permvarsi256) && __has_builtin(__builtin_ia32_movmskps256)
+#define BP_OCL_AVX2 1
+#endif
+#endif
+#ifdef BP_OCL_AVX2
+#define BP_VPERMD(v, idx) as_uint8(__builtin_ia32_permvarsi256(as_int8(v), as_int8(idx)))
+#define BP_MOVMSK8(m) ((uint)__builtin_ia32_movmskps256(as_float8(m)))
+#else
+#define BP_VPERMD(v, idx) shuffle((v), (idx))
+#endif
 #if BP_LANES == 16
 typedef float16 bp_vf;
 typedef int16 bp_vi;
@@ -92,12 +110,16 @@ typedef uint16 bp_vu;
     ((uint16)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u))
 BP_FN uint bp_vmask(int16 m)
 {
+#ifdef BP_OCL_AVX2
+    return BP_MOVMSK8(m.lo) | BP_MOVMSK8(m.hi) << 8;
+#else
     int16 b = m & (int16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
                           32768);
     int8 c = b.lo | b.hi;
     int4 d = c.lo | c.hi;
     int2 e = d.lo | d.hi;
     return (uint)(e.x | e.y);
+#endif
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int16(v)
@@ -124,10 +146,14 @@ typedef uint8 bp_vu;
 #define BP_LANE_IDS ((uint8)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u))
 BP_FN uint bp_vmask(int8 m)
 {
+#ifdef BP_OCL_AVX2
+    return BP_MOVMSK8(m);
+#else
     int8 b = m & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
     int4 c = b.lo | b.hi;
     int2 d = c.lo | c.hi;
     return (uint)(d.x | d.y);
+#endif
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int8(v)
@@ -363,22 +389,6 @@ static const unsigned long long bp_lanes_of[256] = {
 };
 #endif
 
-#ifdef __OPENCL_VERSION__
-/* The lanes of a uint8 in the order idx gives: shuffle(), which PoCL's
- * LLVM turns into a store of the vector and a load and insert per lane
- * (perf: 15% of a rain's samples); where the compiler has AVX2's permute
- * as a builtin (clang compiling for an x86 CPU device: PoCL), that. Same
- * lanes either way. */
-#if defined(__AVX2__) && defined(__has_builtin)
-#if __has_builtin(__builtin_ia32_permvarsi256)
-#define BP_VPERMD(v, idx) as_uint8(__builtin_ia32_permvarsi256(as_int8(v), as_int8(idx)))
-#endif
-#endif
-#ifndef BP_VPERMD
-#define BP_VPERMD(v, idx) shuffle((v), (idx))
-#endif
-#endif
-
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 8
 /* AVX2: the mask's lane numbers widened to a permute that gathers the
  * lanes on to the front, and one store. No branch on the mask (a loop
@@ -394,7 +404,8 @@ static const unsigned long long bp_lanes_of[256] = {
         (n) += (bp_u32)__builtin_popcount(mk_);                                          \
     } while (0)
 #elif defined(__OPENCL_VERSION__) && BP_LANES == 8
-/* OpenCL C: the same with BP_VPERMD */
+/* OpenCL C: the same with BP_VPERMD (the permute where the compiler has
+ * it, else shuffle()) */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                    \
     do {                                                                                 \
         uint mk_ = BP_VMASK(m);                                                          \

@@ -340,12 +340,21 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     if (env_count("BALLPIT_OCL_PATIENCE", 1, 1ul << 30, &patience, err, errlen) ||
         env_count("BALLPIT_OCL_LAG", 0, 1ul << 30, &lag, err, errlen))
         return -1;
+    /* On an x86 CPU device with AVX2 (PoCL) the kernels use two of its
+     * instructions through clang's builtins where OpenCL C has no form
+     * that PoCL compiles well (kernels/bp_physics.h, BP_OCL_AVX2).
+     * BALLPIT_OCL_PORTABLE=1 keeps the portable OpenCL C that every other
+     * device runs (tests: the same bits; A/B runs). */
+    int portable = 0;
+    if (env_choice("BALLPIT_OCL_PORTABLE", "1", "0", &portable, err, errlen))
+        return -1;
     char opts[320];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
-             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu%s%s",
+             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag,
+             portable ? " -DBP_OCL_PORTABLE=1" : "",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");

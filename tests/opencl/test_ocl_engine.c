@@ -111,13 +111,17 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
  * asked) gives the same bits: every lane does the scalar operations and
  * the lanes are summed in neighbour order. (bp_k_steps runs passes 1 and
  * 3-5 on blocks of balls, the separate kernels one ball at a time: every
- * width of both.) */
+ * width of both.) And the portable OpenCL C of the lanes' mask and
+ * compress, which GPUs run, gives the bits of the AVX2 builtins PoCL on
+ * AVX2 takes instead (BALLPIT_OCL_PORTABLE). */
 static int lanes_same_bits(void)
 {
     static const char *const sets[][T_SET_MAX] = {
         {"BALLPIT_OCL_LANES", "4", NULL},
         {"BALLPIT_OCL_LANES", "8", NULL},
         {"BALLPIT_OCL_LANES", "16", NULL},
+        {"BALLPIT_OCL_LANES", "8", "BALLPIT_OCL_PORTABLE", "1", NULL},
+        {"BALLPIT_OCL_LANES", "16", "BALLPIT_OCL_PORTABLE", "1", NULL},
     };
     return same_bits_across_settings(sets, sizeof sets / sizeof *sets);
 }
