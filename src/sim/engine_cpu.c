@@ -201,9 +201,10 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
     if (B) {
         /* One team for all the sub-steps: each pass a worksharing loop
-         * (its end the barrier the next pass needs), the grid build one
-         * thread's, so the threads are started once per call, not five
-         * times per sub-step. */
+         * (its end the barrier the next pass needs), the grid's offsets
+         * (or, where a thread has no count array, the whole serial build)
+         * one thread's, so the threads are started once per call, not
+         * five times per sub-step. */
         uint32_t *cnt[GRID_PARTS];
         const int parts = grid_count_arrays(c, ncells, cnt);
         float v2max = 0.0f;
