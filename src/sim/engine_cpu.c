@@ -138,21 +138,11 @@ static void grid_count(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t 
 static void grid_offsets(uint32_t *const *cnt, int parts, uint32_t ncells, uint32_t n)
 {
     uint32_t run = 0;
-    if (parts == 2) {
-        uint32_t *a = cnt[0], *b = cnt[1];
-        for (uint32_t k = 0; k < ncells; k++) {
-            run += a[k];
-            a[k] = run;
-            run += b[k];
-            b[k] = run;
+    for (uint32_t k = 0; k < ncells; k++)
+        for (int u = 0; u < parts; u++) {
+            run += cnt[u][k];
+            cnt[u][k] = run;
         }
-    } else {
-        for (uint32_t k = 0; k < ncells; k++)
-            for (int u = 0; u < parts; u++) {
-                run += cnt[u][k];
-                cnt[u][k] = run;
-            }
-    }
     cnt[0][ncells] = n;
 }
 
@@ -169,6 +159,14 @@ static void grid_scatter(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_
         spos[2 * (size_t)k] = x[i];
         spos[2 * (size_t)k + 1] = y[i];
     }
+}
+
+/* The balls of partition u of parts, whole blocks of a world of n balls in
+ * nb blocks: i0..i1-1. Counting and placing must use the same ones. */
+static void grid_partition(int u, int parts, int nb, int n, uint32_t *i0, uint32_t *i1)
+{
+    *i0 = block_end(nb * u / parts - 1, n);
+    *i1 = block_end(nb * (u + 1) / parts - 1, n);
 }
 
 static int team_size(void)
@@ -231,13 +229,13 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                  * after their integration, while their cells are hot */
 #pragma omp for schedule(static) reduction(max : v2max)
                 for (int u = 0; u < team; u++) {
-                    int b0 = nb * u / team, b1 = nb * (u + 1) / team;
-                    for (int b = b0; b < b1; b++)
-                        v2max = B->integrate(&P, &A, c->cell, (uint32_t)b * BP_BLOCK,
-                                             block_end(b, n), v2max);
+                    uint32_t i0, i1;
+                    grid_partition(u, team, nb, n, &i0, &i1);
+                    for (uint32_t i = i0; i < i1; i += BP_BLOCK)
+                        v2max = B->integrate(&P, &A, c->cell, i,
+                                             i1 - i > BP_BLOCK ? i + BP_BLOCK : i1, v2max);
                     double tc = bp_now();
-                    grid_count(c->cell, block_end(b0 - 1, n), block_end(b1 - 1, n), cnt[u],
-                               ncells);
+                    grid_count(c->cell, i0, i1, cnt[u], ncells);
                     if (u == 0)
                         tcount = bp_now() - tc; /* the grid's, in the phase times */
                 }
@@ -248,9 +246,9 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 }
 #pragma omp for schedule(static)
                 for (int u = 0; u < team; u++) {
-                    int b0 = nb * u / team, b1 = nb * (u + 1) / team;
-                    grid_scatter(c->cell, block_end(b0 - 1, n), block_end(b1 - 1, n), cnt[u],
-                                 c->sorted, x, y, c->spos);
+                    uint32_t i0, i1;
+                    grid_partition(u, team, nb, n, &i0, &i1);
+                    grid_scatter(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos);
                 }
             } else {
 #pragma omp for schedule(static) reduction(max : v2max)
