@@ -28,13 +28,3 @@ void bp_palette_fill(bp_rgb pal[256])
         pal[i].b = (uint8_t)(ramp[k][2] + f * (ramp[k + 1][2] - ramp[k][2]) + 0.5f);
     }
 }
-
-int bp_speed_index(float speed)
-{
-    if (!(speed > 0.0f))
-        return 0; /* also NaN */
-    float t = sqrtf(speed / BP_SPEED_FULL);
-    if (!(t < 1.0f))
-        return 255;
-    return (int)(t * 255.0f);
-}
