@@ -212,7 +212,7 @@ __kernel void bp_k_scatter(const uint n, __global const uint *cell, __global con
 __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uint *cell_local,
                              __global const uint *block_prefix, __global uint *cell_start,
                              __global uint *sorted, __global const float *x,
-                             __global const float *y, __global float *spos)
+                             __global const float *y, __global float *spos, const uint ystride)
 {
     uint c = get_global_id(0);
     if (c >= ncells)
@@ -232,7 +232,7 @@ __kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uin
         sorted[j] = v;
     }
     for (uint k = b; k < e; k++)
-        bp_grid_position(k, sorted, x, y, spos);
+        bp_grid_position(k, sorted, x, y, spos, ystride);
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's
@@ -246,13 +246,13 @@ __kernel void bp_k_grid_serial(const uint n, const uint ncells, __global const u
                                __global const float *x, __global const float *y,
                                __global uint *cell_start, __global uint *sorted,
                                __global float *spos, __global const float *v2,
-                               __global float *v2max)
+                               __global float *v2max, const uint ystride)
 {
     if (get_global_id(0) != 0)
         return;
     bp_grid_build(n, ncells, cell, cell_start, sorted);
     for (uint k = 0u; k < n; k++)
-        bp_grid_position(k, sorted, x, y, spos);
+        bp_grid_position(k, sorted, x, y, spos, ystride);
     /* The largest speed^2 in four running maxima, each a compare and a
      * pick: one fmax after another (which also sorts out NaN, never
      * present here: bp_cap_speed zeroes it) would wait on each in turn. */
@@ -544,7 +544,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         } else if (p == 1u) {
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 for (uint k = b; k < e; k++)
-                    bp_grid_position(k, sorted, x, y, spos);
+                    bp_grid_position(k, sorted, x, y, spos, P.ystride);
         } else if (p == 2u) {
             float vmax = sqrt(bp_team_v2max(&t, slots));
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))

@@ -127,12 +127,6 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
-#define BP_VLOAD_XY(p, X, Y)                                   \
-    do {                                                       \
-        float16 lo_ = vload16(0, (p)), hi_ = vload16(0, (p) + 16); \
-        X = (float16)(lo_.even, hi_.even);                     \
-        Y = (float16)(lo_.odd, hi_.odd);                       \
-    } while (0)
 #elif BP_LANES == 8
 typedef float8 bp_vf;
 typedef int8 bp_vi;
@@ -161,12 +155,6 @@ BP_FN uint bp_vmask(int8 m)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
 #define BP_VLOADU(p) vload8(0, (p))
-#define BP_VLOAD_XY(p, X, Y)           \
-    do {                               \
-        float16 xy_ = vload16(0, (p)); \
-        X = xy_.even;                  \
-        Y = xy_.odd;                   \
-    } while (0)
 #elif BP_LANES == 4
 typedef float4 bp_vf;
 typedef int4 bp_vi;
@@ -180,12 +168,6 @@ typedef uint4 bp_vu;
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
 #define BP_VLOADU(p) vload4(0, (p))
-#define BP_VLOAD_XY(p, X, Y)         \
-    do {                             \
-        float8 xy_ = vload8(0, (p)); \
-        X = xy_.even;                \
-        Y = xy_.odd;                 \
-    } while (0)
 #else
 #error "BP_LANES must be 4, 8 or 16"
 #endif
@@ -234,15 +216,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VLOAD(p) ((bp_vf)_mm512_loadu_ps(p))
 #define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
 /* X = p[0], p[2], ..., p[30]; Y = p[1], p[3], ..., p[31] */
-#define BP_VLOAD_XY(p, X, Y)                                                               \
-    do {                                                                                   \
-        __m512 lo_ = _mm512_loadu_ps(p), hi_ = _mm512_loadu_ps((p) + 16);                  \
-        __m512i ev_ = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, \
-                                       2, 0);                                              \
-        X = (bp_vf)_mm512_permutex2var_ps(lo_, ev_, hi_);                                  \
-        Y = (bp_vf)_mm512_permutex2var_ps(lo_, _mm512_add_epi32(ev_, _mm512_set1_epi32(1)), \
-                                          hi_);                                            \
-    } while (0)
 #define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
 #define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
@@ -280,14 +253,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VLOADU(p) ((bp_vu)_mm256_loadu_si256((const __m256i *)(p)))
 /* X = p[0], p[2], ..., p[14]; Y = p[1], p[3], ..., p[15]: the even (odd)
  * floats of each 128-bit half, then the halves' 64-bit quarters in order */
-#define BP_VLOAD_XY(p, X, Y)                                                             \
-    do {                                                                                 \
-        __m256 lo_ = _mm256_loadu_ps(p), hi_ = _mm256_loadu_ps((p) + 8);                 \
-        X = (bp_vf)_mm256_castpd_ps(_mm256_permute4x64_pd(                               \
-            _mm256_castps_pd(_mm256_shuffle_ps(lo_, hi_, 0x88)), 0xd8));                 \
-        Y = (bp_vf)_mm256_castpd_ps(_mm256_permute4x64_pd(                               \
-            _mm256_castps_pd(_mm256_shuffle_ps(lo_, hi_, 0xdd)), 0xd8));                 \
-    } while (0)
 #define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
 #define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
@@ -325,12 +290,6 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
 }
 #define BP_VLOADU(p) bp_vloadu(p)
 /* X = p[0], p[2], p[4], p[6]; Y = p[1], p[3], p[5], p[7] */
-#define BP_VLOAD_XY(p, X, Y)                              \
-    do {                                                  \
-        bp_vf lo_ = bp_vload(p), hi_ = bp_vload((p) + 4); \
-        X = (bp_vf){lo_[0], lo_[2], hi_[0], hi_[2]};      \
-        Y = (bp_vf){lo_[1], lo_[3], hi_[1], hi_[3]};      \
-    } while (0)
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
@@ -494,6 +453,7 @@ typedef struct bp_step_params {
     bp_i32 sgw, sgh;
     bp_u32 n;             /* balls */
     bp_u32 nlines;
+    bp_u32 ystride;       /* spos: y of grid slot k at spos[ystride + k], x at spos[k] */
 } bp_step_params;
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -615,13 +575,15 @@ BP_FN void bp_grid_build(bp_u32 n, bp_u32 ncells, BP_GLOBAL const bp_u32 *cell,
 }
 
 /* The position of the ball in slot k of the grid's order, where bp_contacts
- * screens it (spos[2k], spos[2k + 1]: one stream, no index to follow). */
+ * screens it (x at spos[k], y at spos[ystride + k]: two planes, so a
+ * screening step loads BP_LANES of each, with no index to follow and no
+ * shuffle to part x from y). */
 BP_FN void bp_grid_position(bp_u32 k, BP_GLOBAL const bp_u32 *sorted, BP_GLOBAL const float *x,
-                            BP_GLOBAL const float *y, BP_GLOBAL float *spos)
+                            BP_GLOBAL const float *y, BP_GLOBAL float *spos, bp_u32 ystride)
 {
     bp_u32 j = sorted[k];
-    spos[2u * k] = x[j];
-    spos[2u * k + 1u] = y[j];
+    spos[k] = x[j];
+    spos[ystride + k] = y[j];
 }
 
 /* ---- Ball-ball contacts -------------------------------------------------- */
@@ -1208,11 +1170,11 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
  * the grid's order, the lanes of those within reach of ball i (at xi, yi:
  * d^2 <= reach2), before the run's end k1 and not i itself; their indices
  * into *jv. */
-BP_FN bp_vi bp_screen(BP_GLOBAL const float *spos, BP_GLOBAL const bp_u32 *sorted, bp_u32 k,
-                      bp_u32 k1, bp_u32 i, float xi, float yi, float reach2, bp_vu *jv)
+BP_FN bp_vi bp_screen(BP_GLOBAL const float *spos, bp_u32 ystride,
+                      BP_GLOBAL const bp_u32 *sorted, bp_u32 k, bp_u32 k1, bp_u32 i, float xi,
+                      float yi, float reach2, bp_vu *jv)
 {
-    bp_vf px, py;
-    BP_VLOAD_XY(spos + 2u * k, px, py);
+    bp_vf px = BP_VLOAD(spos + k), py = BP_VLOAD(spos + ystride + k);
     *jv = BP_VLOADU(sorted + k);
     bp_vf dx = px - xi, dy = py - yi;
     return (dx * dx + dy * dy <= reach2) & (BP_VUSPLAT(k) + BP_LANE_IDS < BP_VUSPLAT(k1)) &
@@ -1280,7 +1242,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
          * within reach go to near_ in run order, without a branch. */
         for (bp_u32 k = k0; k < k1; k += BP_LANES) {
             bp_vu jv;
-            bp_vi in = bp_screen(spos, sorted, k, k1, i, xi, yi, reach2, &jv);
+            bp_vi in = bp_screen(spos, P->ystride, sorted, k, k1, i, xi, yi, reach2, &jv);
             bp_u32 lj[BP_LANES];
             bp_i32 lin[BP_LANES];
             BP_VSTORE(jv, lj);
@@ -1913,7 +1875,7 @@ BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays 
                 if (L->n > BP_PAIRS_CAP - BP_LANES)
                     bp_pairs_work_off(L, P, A, st, i0);
                 bp_vu jv;
-                bp_vi in = bp_screen(spos, sorted, k, k1, i, xi, yi, reach2, &jv);
+                bp_vi in = bp_screen(spos, P->ystride, sorted, k, k1, i, xi, yi, reach2, &jv);
                 bp_vu iv = BP_VUSPLAT(i);
                 BP_VSTORE(iv, L->i + L->n);
                 BP_VCOMPRESS(L->j, L->n, in, jv);

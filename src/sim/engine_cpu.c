@@ -26,7 +26,7 @@ typedef struct cpu_engine {
     float *scratch;         /* nvx, nvy, cpx, cpy: cap each, one block */
     float *nvx, *nvy, *cpx, *cpy;
     uint32_t *cell, *sorted;
-    float *spos;            /* x, y of sorted[k] at 2k, 2k + 1 (the grid's order) */
+    float *spos;            /* x of sorted[k] at k, y at P.ystride + k (the grid's order) */
     int32_t *best;          /* shares cell's block: cell is dead once the grid is built */
     uint8_t *ncontact;      /* this sub-step's contact counts (last one's: w->contacts) */
     uint32_t *cell_start;   /* ncells + 1 */
@@ -76,10 +76,12 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     if (bp_seggrid_build(&c->sg, w))
         return bp_fail(err, errlen, "cpu engine: out of memory for the segment grid");
     bp_step_setup(w, &c->sg, &c->P);
+    c->P.ystride = c->cap + BP_SCREEN_PAD; /* spos: the x plane, then the y plane */
     /* What the screening reads past the last ball is masked off, but is
      * defined (valgrind, and no NaN in a lane). */
     memset(c->sorted + w->count, 0, BP_SCREEN_PAD * sizeof *c->sorted);
-    memset(c->spos + 2 * (size_t)w->count, 0, 2 * BP_SCREEN_PAD * sizeof *c->spos);
+    memset(c->spos + w->count, 0, BP_SCREEN_PAD * sizeof *c->spos);
+    memset(c->spos + c->P.ystride + w->count, 0, BP_SCREEN_PAD * sizeof *c->spos);
     uint32_t ncells = (uint32_t)(c->P.gw * c->P.gh);
     if (ncells + 1 > c->cell_cap) {
         uint32_t *s = realloc(c->cell_start, (ncells + 1) * sizeof *s);
@@ -151,13 +153,14 @@ static void grid_offsets(uint32_t *const *cnt, int parts, uint32_t ncells, uint3
  * x and y read in order, not gathered through sorted): cnt ends as where
  * this partition's runs begin (for partition 0, cell_start). */
 static void grid_scatter(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t *cnt,
-                         uint32_t *sorted, const float *x, const float *y, float *spos)
+                         uint32_t *sorted, const float *x, const float *y, float *spos,
+                         uint32_t ystride)
 {
     for (uint32_t i = i1; i-- > i0;) {
         uint32_t k = --cnt[cell[i]];
         sorted[k] = i;
-        spos[2 * (size_t)k] = x[i];
-        spos[2 * (size_t)k + 1] = y[i];
+        spos[k] = x[i];
+        spos[ystride + k] = y[i];
     }
 }
 
@@ -248,7 +251,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 for (int u = 0; u < team; u++) {
                     uint32_t i0, i1;
                     grid_partition(u, team, nb, n, &i0, &i1);
-                    grid_scatter(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos);
+                    grid_scatter(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos, P.ystride);
                 }
             } else {
 #pragma omp for schedule(static) reduction(max : v2max)
@@ -263,7 +266,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 }
 #pragma omp for schedule(static)
                 for (int k = 0; k < n; k++)
-                    bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+                    bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos, P.ystride);
             }
             float vmax = sqrtf(v2max);
 #pragma omp single
@@ -305,7 +308,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             bp_grid_build((uint32_t)n, ncells, c->cell, c->cell_start, c->sorted);
 #pragma omp parallel for schedule(static) num_threads(nt)
             for (int k = 0; k < n; k++)
-                bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos);
+                bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos, P.ystride);
             float vmax = sqrtf(v2max);
             double t2 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)

@@ -433,11 +433,12 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         size_t count = b == B_SLOT ? par * n : n, size = b >= B_SPLIT ? 1 : f;
         if (b == B_SORTED || b == B_SPOS) /* bp_contacts reads past a run's end */
             count += BP_SCREEN_PAD;
-        if (b == B_SPOS) /* x and y */
+        if (b == B_SPOS) /* the x plane and the y plane */
             size = 2 * f;
         if (reserve(o, b, count, size, err, errlen))
             return -1;
     }
+    P.ystride = (bp_u32)o->cap[B_SPOS]; /* spos: the x plane, then the y plane */
     if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
         reserve(o, B_COUNT, par * ncells, u, err, errlen) ||
         reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||
@@ -539,6 +540,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     static const int cell_sort_bufs[] = {B_LOCAL, B_BLOCK, B_START, B_SORTED,
                                          B_X,     B_Y,     B_SPOS};
     a |= SET_MEMS(o, K_CELL_SORT, 2, cell_sort_bufs, err, errlen);
+    a |= set_arg(o, K_CELL_SORT, 9, sizeof P.ystride, &P.ystride, err, errlen);
 
     static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
                                        B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
@@ -570,6 +572,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     static const int grid_serial_bufs[] = {B_CELL, B_X,    B_Y,  B_START,
                                            B_SORTED, B_SPOS, B_V2, B_V2MAX};
     a |= SET_MEMS(o, K_GRID_SERIAL, 2, grid_serial_bufs, err, errlen);
+    a |= set_arg(o, K_GRID_SERIAL, 10, sizeof P.ystride, &P.ystride, err, errlen);
 
     /* Chunks: about 4 per group and pass, so a group that finishes early
      * takes over work, but at most BP_OCL_CHUNK_MAX balls (more chunks

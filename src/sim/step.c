@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(bp_step_params) == 25 * 4, "bp_step_params must stay 4-byte fields only");
+_Static_assert(sizeof(bp_step_params) == 26 * 4, "bp_step_params must stay 4-byte fields only");
 
 float bp_world_rmax(const bp_world *w)
 {

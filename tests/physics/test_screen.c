@@ -50,6 +50,7 @@ static int grid_build(bp_world *w, grid *g)
     g->cell = malloc(g->n * sizeof *g->cell);
     g->start = malloc((g->ncells + 1) * sizeof *g->start);
     g->sorted = malloc((g->n + BP_SCREEN_PAD) * sizeof *g->sorted);
+    g->P.ystride = g->n + BP_SCREEN_PAD; /* the x plane, then the y plane */
     g->spos = malloc(2 * (g->n + BP_SCREEN_PAD) * sizeof *g->spos);
     if (!g->cell || !g->start || !g->sorted || !g->spos)
         return -1;
@@ -62,7 +63,7 @@ static int grid_build(bp_world *w, grid *g)
     g->vmax = sqrtf(v2max);
     bp_grid_build(g->n, g->ncells, g->cell, g->start, g->sorted);
     for (uint32_t k = 0; k < g->n; k++)
-        bp_grid_position(k, g->sorted, w->x, w->y, g->spos);
+        bp_grid_position(k, g->sorted, w->x, w->y, g->spos, g->P.ystride);
     /* The slack: the last balls of the grid order again, in reach of the
      * balls whose windows end there, so that a lane read past the last run
      * and not masked off would add them a second time. */
@@ -70,8 +71,8 @@ static int grid_build(bp_world *w, grid *g)
         uint32_t back = k - g->n + 1u;
         uint32_t j = g->sorted[g->n >= back ? g->n - back : 0u];
         g->sorted[k] = j;
-        g->spos[2 * k] = w->x[j];
-        g->spos[2 * k + 1] = w->y[j];
+        g->spos[k] = w->x[j];
+        g->spos[g->P.ystride + k] = w->y[j];
     }
     return 0;
 }
