@@ -215,7 +215,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
 #define BP_VLOAD(p) ((bp_vf)_mm512_loadu_ps(p))
 #define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
-/* X = p[0], p[2], ..., p[30]; Y = p[1], p[3], ..., p[31] */
 #define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
 #define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
@@ -251,8 +250,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
 #define BP_VLOAD(p) ((bp_vf)_mm256_loadu_ps(p))
 #define BP_VLOADU(p) ((bp_vu)_mm256_loadu_si256((const __m256i *)(p)))
-/* X = p[0], p[2], ..., p[14]; Y = p[1], p[3], ..., p[15]: the even (odd)
- * floats of each 128-bit half, then the halves' 64-bit quarters in order */
 #define BP_VSQRT(a) ((bp_vf)_mm256_sqrt_ps((__m256)(a)))
 #define BP_VMASK(m) ((unsigned)_mm256_movemask_ps((__m256)(m)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
@@ -289,7 +286,6 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
     return v;
 }
 #define BP_VLOADU(p) bp_vloadu(p)
-/* X = p[0], p[2], p[4], p[6]; Y = p[1], p[3], p[5], p[7] */
 #if defined(__SSE__)
 #include <xmmintrin.h>
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
