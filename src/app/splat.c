@@ -77,37 +77,33 @@ void bp_splatter_init(bp_splatter *s)
 void bp_splatter_free(bp_splatter *s)
 {
     for (int i = 0; i <= BP_SPLAT_RSTEPS; i++) {
-        free(s->mask[i]);
         free(s->span[i]);
-        free(s->alpha[i]);
+        free(s->weight[i]);
     }
     memset(s, 0, sizeof *s);
 }
 
 /* Builds the 16 masks of radius step k (r = k/8 px): mask (sx, sy) holds
- * the coverage (0..256, stored /1 as 0..255 with 255 meaning full) of a
- * disc whose centre sits at (c + sx/4, c + sy/4) in the mask's frame. */
-static uint8_t *build(bp_splatter *s, int k)
+ * the blend weights (0..256: the coverage rounded to 0..255, 255 taken
+ * as 256) of a disc whose centre sits at (c + sx/4, c + sy/4) in the
+ * mask's frame, rows BP_SPLAT_AW(size) apart, and each row's runs. */
+static uint16_t *build(bp_splatter *s, int k)
 {
     float r = (float)k / 8.0f;
     int size = (int)ceilf(2.0f * r + 2.0f) + 1;
-    uint8_t *m = malloc((size_t)BP_SPLAT_SUB * BP_SPLAT_SUB * (size_t)size *
-                        (size_t)size);
-    uint8_t *sp = malloc((size_t)BP_SPLAT_SUB * BP_SPLAT_SUB * (size_t)size * 4);
     size_t aw = BP_SPLAT_AW(size), amask = (size_t)size * aw;
-    uint16_t *al = calloc((size_t)BP_SPLAT_SUB * BP_SPLAT_SUB * amask, sizeof *al);
-    if (!m || !sp || !al) {
-        free(m);
+    uint8_t *sp = malloc((size_t)BP_SPLAT_SUB * BP_SPLAT_SUB * (size_t)size * 4);
+    uint16_t *wt = calloc((size_t)BP_SPLAT_SUB * BP_SPLAT_SUB * amask, sizeof *wt);
+    if (!sp || !wt) {
         free(sp);
-        free(al);
+        free(wt);
         return NULL;
     }
     float c0 = floorf((float)size * 0.5f);
     float rout = r + 0.5f;
     for (int sy = 0; sy < BP_SPLAT_SUB; sy++)
         for (int sx = 0; sx < BP_SPLAT_SUB; sx++) {
-            uint8_t *p = m + ((size_t)(sy * BP_SPLAT_SUB + sx)) * (size_t)size *
-                                 (size_t)size;
+            uint16_t *p = wt + (size_t)(sy * BP_SPLAT_SUB + sx) * amask;
             float cx = c0 + ((float)sx + 0.5f) / BP_SPLAT_SUB;
             float cy = c0 + ((float)sy + 0.5f) / BP_SPLAT_SUB;
             for (int y = 0; y < size; y++)
@@ -115,27 +111,23 @@ static uint8_t *build(bp_splatter *s, int k)
                     float dx = (float)x + 0.5f - cx, dy = (float)y + 0.5f - cy;
                     float cov = rout - sqrtf(dx * dx + dy * dy);
                     cov = cov < 0.0f ? 0.0f : cov > 1.0f ? 1.0f : cov;
-                    p[y * size + x] = (uint8_t)(cov * 255.0f + 0.5f);
+                    unsigned a = (unsigned)(cov * 255.0f + 0.5f);
+                    p[(size_t)y * aw + (size_t)x] = (uint16_t)(a + (a >> 7));
                 }
-            uint16_t *pa = al + (size_t)(sy * BP_SPLAT_SUB + sx) * amask;
-            for (int y = 0; y < size; y++)
-                for (int x = 0; x < size; x++)
-                    pa[(size_t)y * aw + (size_t)x] =
-                        (uint16_t)(p[y * size + x] + (p[y * size + x] >> 7));
             /* The coverage along a row rises and falls once (it is a
              * concave function of x, rounded monotonically), so its
              * covered and its full pixels are each one run. */
             uint8_t *q = sp + ((size_t)(sy * BP_SPLAT_SUB + sx)) * (size_t)size * 4;
             for (int y = 0; y < size; y++) {
-                const uint8_t *row = p + y * size;
+                const uint16_t *row = p + (size_t)y * aw;
                 int a = 0, b = size, f, g;
                 while (a < size && row[a] == 0)
                     a++;
                 while (b > a && row[b - 1] == 0)
                     b--;
-                for (f = a; f < b && row[f] != 255; f++)
+                for (f = a; f < b && row[f] != 256; f++)
                     ;
-                for (g = f; g < b && row[g] == 255; g++)
+                for (g = f; g < b && row[g] == 256; g++)
                     ;
                 if (f == b)
                     g = f = b; /* no full pixel: all of [a, b) is rim */
@@ -146,10 +138,9 @@ static uint8_t *build(bp_splatter *s, int k)
             }
         }
     s->size[k] = size;
-    s->mask[k] = m;
     s->span[k] = sp;
-    s->alpha[k] = al;
-    return m;
+    s->weight[k] = wt;
+    return wt;
 }
 
 void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
@@ -164,7 +155,7 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
         return;
     }
     int k = (int)(r * 8.0f + 0.5f);
-    uint8_t *m = s->mask[k] ? s->mask[k] : build(s, k);
+    const uint16_t *m = s->weight[k] ? s->weight[k] : build(s, k);
     if (!m) {
         bp_splat_disc(buf, w, h, stride, cx, cy, r, rgb);
         return;
@@ -177,10 +168,8 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
     sy = sy > BP_SPLAT_SUB - 1 ? BP_SPLAT_SUB - 1 : sy;
     int c0 = size / 2;
     int ox = (int)fx - c0, oy = (int)fy - c0;
-    const uint8_t *p = m + ((size_t)(sy * BP_SPLAT_SUB + sx)) * (size_t)size *
-                               (size_t)size;
-    int y0 = oy < 0 ? -oy : 0, y1 = oy + size > h ? h - oy : size;
-    int x0 = ox < 0 ? -ox : 0, x1 = ox + size > w ? w - ox : size;
+    size_t aw = BP_SPLAT_AW(size);
+    const uint16_t *p = m + (size_t)(sy * BP_SPLAT_SUB + sx) * (size_t)size * aw;
     const uint8_t *q = s->span[k] + ((size_t)(sy * BP_SPLAT_SUB + sx)) * (size_t)size * 4;
     uint32_t src = rgb & 0xffffffu, solid = 0xff000000u | src;
 #ifdef __SSE2__
@@ -189,14 +178,12 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
          * edge: each row's covered run 4 pixels at a time, in 16-bit
          * lanes, the same sums as blend() (a weight of 256 gives src, 0
          * gives dst back); the buffer is opaque, as blend() leaves it. */
-        size_t aw = BP_SPLAT_AW(size);
-        const uint16_t *pa = s->alpha[k] + (size_t)(sy * BP_SPLAT_SUB + sx) * (size_t)size * aw;
         const __m128i zero = _mm_setzero_si128(), opaque = _mm_set1_epi32((int)0xff000000u);
         const __m128i full = _mm_set1_epi16(256);
         const __m128i s16 = _mm_unpacklo_epi8(_mm_set1_epi32((int)src), zero);
         for (int y = 0; y < size; y++) {
             uint32_t *row = buf + (size_t)(oy + y) * (size_t)stride + ox;
-            const uint16_t *ar = pa + (size_t)y * aw;
+            const uint16_t *ar = p + (size_t)y * aw;
             for (int x = q[4 * y], b = q[4 * y + 3]; x < b; x += 4) {
                 __m128i d = _mm_loadu_si128((const __m128i *)(row + x));
                 __m128i a4 = _mm_loadl_epi64((const __m128i *)(ar + x));
@@ -214,18 +201,21 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
         return;
     }
 #endif
+    int y0 = oy < 0 ? -oy : 0, y1 = oy + size > h ? h - oy : size;
+    int x0 = ox < 0 ? -ox : 0, x1 = ox + size > w ? w - ox : size;
     for (int y = y0; y < y1; y++) {
         uint32_t *row = buf + (size_t)(oy + y) * (size_t)stride + ox;
-        const uint8_t *mr = p + y * size, *sp = q + 4 * y;
+        const uint16_t *ar = p + (size_t)y * aw;
+        const uint8_t *sp = q + 4 * y;
         /* the row's runs, clipped: rim [a, f), full [f, g), rim [g, b) */
         int a = sp[0] > x0 ? sp[0] : x0, b = sp[3] < x1 ? sp[3] : x1;
         int f = sp[1] < a ? a : sp[1] > b ? b : sp[1];
         int g = sp[2] < f ? f : sp[2] > b ? b : sp[2];
         for (int x = a; x < f; x++)
-            row[x] = blend(row[x], src, mr[x] + (mr[x] >> 7u));
+            row[x] = blend(row[x], src, ar[x]);
         for (int x = f; x < g; x++)
             row[x] = solid;
         for (int x = g; x < b; x++)
-            row[x] = blend(row[x], src, mr[x] + (mr[x] >> 7u));
+            row[x] = blend(row[x], src, ar[x]);
     }
 }

@@ -27,16 +27,15 @@ void bp_splat_disc(uint32_t *buf, int w, int h, int stride, float cx,
 #define BP_SPLAT_SPRITE_MAX_R 8.0f
 #define BP_SPLAT_RSTEPS 64   /* 8 px * 8 steps per px */
 #define BP_SPLAT_SUB 4       /* sub-pixel positions per axis */
-#define BP_SPLAT_AW(size) ((((size) + 3) & ~3) + 4) /* alpha row: 4-px steps from any column */
+#define BP_SPLAT_AW(size) ((((size) + 3) & ~3) + 4) /* a mask row: 4-px steps from any column */
 
 typedef struct bp_splatter {
-    uint8_t *mask[BP_SPLAT_RSTEPS + 1]; ///< per radius step: 16 masks
+    /// per radius step, 16 masks: the blend weights (0..256) of the
+    /// mask's pixels, rows BP_SPLAT_AW(size) apart, zero past the mask
+    uint16_t *weight[BP_SPLAT_RSTEPS + 1];
     /// per radius step, mask and row: the columns [a, b) of the row's
     /// covered pixels and [f, g) of its fully covered ones, as a f g b
     uint8_t *span[BP_SPLAT_RSTEPS + 1];
-    /// per radius step, mask and row: the blend weights (0..256) of the
-    /// mask's pixels, rows BP_SPLAT_AW(size) apart, zero past the mask
-    uint16_t *alpha[BP_SPLAT_RSTEPS + 1];
     int size[BP_SPLAT_RSTEPS + 1];      ///< mask side, px
 } bp_splatter;
 
