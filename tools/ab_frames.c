@@ -17,6 +17,7 @@
  * and take a core from the next one. At the end it says whether the two worlds hold
  * the same bits, which they should for any two set-ups of one engine;
  * with --expect-same it exits with status 1 when they do not.
+ * AB_THREADS=T runs the CPU engines on T threads (default: all cores).
  */
 #include "ballpit.h"
 #include "bp_util.h"
@@ -74,7 +75,20 @@ static bp_engine *make_engine(const char *spec)
     if (colon && apply_env(colon + 1, 1))
         return NULL;
     char err[256];
-    bp_engine *e = bp_engine_create(b, NULL, err, sizeof err);
+    bp_engine_opts o = {0};
+    const char *th = getenv("AB_THREADS");
+    if (th) {
+        char *end;
+        long t = strtol(th, &end, 10);
+        if (*th == '\0' || *end != '\0' || t < 1 || t > 1024) {
+            fprintf(stderr, "ab_frames: AB_THREADS=%s is not a thread count 1..1024\n", th);
+            if (colon)
+                apply_env(colon + 1, 0);
+            return NULL;
+        }
+        o.threads = (int)t;
+    }
+    bp_engine *e = bp_engine_create(b, &o, err, sizeof err);
     if (!e)
         fprintf(stderr, "ab_frames: %s: %s\n", spec, err);
     if (colon)
