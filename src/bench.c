@@ -232,6 +232,12 @@ out:
     return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static void print_header(FILE *f)
 {
     fprintf(f, "%-5s %8s %-7s %-22s %9s %12s %8s | %8s %8s %8s %8s %8s | %6s\n", "scene", "N",
@@ -275,7 +281,15 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
-static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores)
+/* json_row's row of several runs: their number and each run's ms/frame
+ * (in the order they ran). One run: runs 1 and the row's own figure. */
+typedef struct bench_runs {
+    int runs;
+    const double *ms;
+} bench_runs;
+
+static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores,
+                     const bench_runs *rr)
 {
     fputs("{\"scene\":", f);
     bp_json_string(f, r->scene);
@@ -303,6 +317,13 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores)
         fprintf(f, ",\"%s\":", nums[i].k);
         bp_json_number(f, nums[i].v);
     }
+    fprintf(f, ",\"runs\":%d,\"ms_per_frame_runs\":[", rr ? rr->runs : 1);
+    for (int k = 0; k < (rr ? rr->runs : 1); k++) {
+        if (k)
+            fputc(',', f);
+        bp_json_number(f, rr ? rr->ms[k] : r->ms_per_frame);
+    }
+    fputc(']', f);
     fprintf(f, ",\"escaped\":%u,\"nonfinite\":%u,\"cores\":%ld,\"cpu\":", r->escaped,
             r->nonfinite, cores);
     bp_json_string(f, cpu);
@@ -418,33 +439,86 @@ int bp_bench_run(const bp_cli *cli)
         fprintf(out, "(opencl: not built into this ballpit; CPU rows only)\n");
         nkinds = 1;
     }
-    for (int k = 0; k < nkinds; k++) {
-        for (int i = 0; i <= nsizes; i++) {
-            const char *scene = i < nsizes ? "rain" : "pile";
-            uint32_t n = i < nsizes ? sizes[i] : pile_n;
-            bench_row row;
-            memset(&row, 0, sizeof row);
-            int missing = 0;
-            if (run_row(cli, kinds[k], scene, n, &row, &missing, err, sizeof err) != 0) {
-                const char *kn = kinds[k] == BP_BACKEND_OPENCL ? "opencl" : "cpu";
-                if (missing && kinds[k] == BP_BACKEND_OPENCL && !cli->backend_set) {
-                    /* No device is not an error for the default bench. */
-                    fprintf(out, "(opencl: skipped: %s)\n", err);
-                    break;
-                }
-                fprintf(stderr, "ballpit: bench %s %u %s: %s\n", scene, n, kn, err);
-                status = missing && kinds[k] == BP_BACKEND_OPENCL ? 3 : 1;
-                if (missing)
-                    break;
+    /* --bench-runs N: every row N times, in turns (all rows of both
+     * engines, then again), so that a slow spell of the host falls on all
+     * of them; each row shown once, after its last run: the run with the
+     * median ms/frame (the lower one of the two middle runs for even N). */
+    const int runs = cli->bench_runs > 1 ? (int)cli->bench_runs : 1, nrows = nsizes + 1;
+    bench_row *all = calloc((size_t)nkinds * (size_t)nrows * (size_t)runs, sizeof *all);
+    unsigned char *failed = calloc((size_t)nkinds * (size_t)nrows, 1);
+    double *ms = malloc((size_t)runs * sizeof *ms), *sorted_ms = malloc((size_t)runs * sizeof *ms);
+    if (!all || !failed || !ms || !sorted_ms) {
+        fprintf(stderr, "ballpit: bench: out of memory\n");
+        free(all);
+        free(failed);
+        free(ms);
+        free(sorted_ms);
+        if (js && !json_stdout) {
+            fclose(js);
+            free(jb.data);
+        }
+        return 1;
+    }
+    int skip_kind[2] = { 0, 0 };
+    for (int run = 0; run < runs; run++) {
+        for (int k = 0; k < nkinds; k++) {
+            if (skip_kind[k])
                 continue;
-            }
-            print_row(out, &row);
-            if (js) {
-                json_row(js, &row, cpu, cores);
-                fflush(js);
+            for (int i = 0; i <= nsizes; i++) {
+                if (failed[k * nrows + i])
+                    continue;
+                const char *scene = i < nsizes ? "rain" : "pile";
+                uint32_t n = i < nsizes ? sizes[i] : pile_n;
+                bench_row *rows = all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
+                int missing = 0;
+                if (run_row(cli, kinds[k], scene, n, &rows[run], &missing, err, sizeof err) != 0) {
+                    const char *kn = kinds[k] == BP_BACKEND_OPENCL ? "opencl" : "cpu";
+                    if (missing && kinds[k] == BP_BACKEND_OPENCL && !cli->backend_set) {
+                        /* No device is not an error for the default bench. */
+                        fprintf(out, "(opencl: skipped: %s)\n", err);
+                        skip_kind[k] = 1;
+                        break;
+                    }
+                    fprintf(stderr, "ballpit: bench %s %u %s: %s\n", scene, n, kn, err);
+                    status = missing && kinds[k] == BP_BACKEND_OPENCL ? 3 : 1;
+                    failed[k * nrows + i] = 1;
+                    if (missing) {
+                        skip_kind[k] = 1;
+                        break;
+                    }
+                    continue;
+                }
+                if (run + 1 < runs)
+                    continue;
+                for (int q = 0; q < runs; q++)
+                    ms[q] = sorted_ms[q] = rows[q].ms_per_frame;
+                qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, cmp_double);
+                const bench_row *med = rows;
+                for (int q = 0; q < runs; q++)
+                    if (rows[q].ms_per_frame == sorted_ms[(runs - 1) / 2]) {
+                        med = rows + q;
+                        break;
+                    }
+                print_row(out, med);
+                if (runs > 1) {
+                    fprintf(out, "      the median of %d runs; ms/frame:", runs);
+                    for (int q = 0; q < runs; q++)
+                        fprintf(out, " %.2f", ms[q]);
+                    fputc('\n', out);
+                    fflush(out);
+                }
+                if (js) {
+                    bench_runs rr = { runs, ms };
+                    json_row(js, med, cpu, cores, &rr);
+                    fflush(js);
+                }
             }
         }
     }
+    free(all);
+    free(failed);
+    free(ms);
+    free(sorted_ms);
     long draw_n = cli->bench_draw_set ? cli->bench_draw : cli->bench_sizes ? 0 : BENCH_DRAW_N;
     if (draw_n > 0 && draw_row(cli, draw_n, out, js, cpu, cores) != 0)
         status = status ? status : 1;

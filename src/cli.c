@@ -27,7 +27,7 @@ enum {
 
 typedef enum opt_id {
     O_HEADLESS, O_FRAMES, O_BACKEND, O_THREADS, O_DEVICE, O_DUMP, O_STATS,
-    O_BENCH, O_BENCH_SIZES, O_BENCH_FRAMES, O_BENCH_JSON, O_BENCH_DRAW, O_LIST_DEVICES,
+    O_BENCH, O_BENCH_SIZES, O_BENCH_FRAMES, O_BENCH_RUNS, O_BENCH_JSON, O_BENCH_DRAW, O_LIST_DEVICES,
     O_SCREENSHOT_DIR, O_FONT, O_SAVE_TO, O_SCREENSHOT_AFTER, O_SCREENSHOT_PATH,
     O_STATE_FILE, O_WINDOW, O_COUNT
 } opt_id;
@@ -49,6 +49,7 @@ static const opt_def opts[O_COUNT] = {
     [O_BENCH] = { "bench", 0, M_BENCH },
     [O_BENCH_SIZES] = { "bench-sizes", 1, M_BENCH },
     [O_BENCH_FRAMES] = { "bench-frames", 1, M_BENCH },
+    [O_BENCH_RUNS] = { "bench-runs", 1, M_BENCH },
     [O_BENCH_JSON] = { "bench-json", 1, M_BENCH },
     [O_BENCH_DRAW] = { "bench-draw", 1, M_BENCH },
     [O_LIST_DEVICES] = { "list-devices", 0, M_LIST },
@@ -66,6 +67,7 @@ static const opt_def opts[O_COUNT] = {
 #define BP_CLI_MAX_THREADS 1024L
 #define BP_CLI_MAX_DEVICE 1023L
 #define BP_CLI_MAX_BENCH_FRAMES 1000000L
+#define BP_CLI_MAX_BENCH_RUNS 99L
 #define BP_CLI_MIN_WINDOW 64L
 #define BP_CLI_MAX_WINDOW 16384L
 
@@ -242,6 +244,11 @@ static int apply(bp_cli *out, int id, const char *v, char *err, size_t errlen)
         if (parse_long("bench-frames", v, 1, BP_CLI_MAX_BENCH_FRAMES, &n, err, errlen))
             return 2;
         out->bench_frames = n;
+        return 0;
+    case O_BENCH_RUNS:
+        if (parse_long("bench-runs", v, 1, BP_CLI_MAX_BENCH_RUNS, &n, err, errlen))
+            return 2;
+        out->bench_runs = n;
         return 0;
     case O_BENCH_JSON:
         out->bench_json = v;
@@ -452,6 +459,7 @@ void bp_cli_usage(FILE *f)
         "  --bench                rain at 1k,10k,50k,100k,200k balls, pile at 50k, per engine\n"
         "  --bench-sizes LIST     rain sizes, e.g. 1000,10k,1M\n"
         "  --bench-frames N       timed frames per row (default 33: 1 s simulated)\n"
+        "  --bench-runs N         run every row N times, 1..99, in turns; show the median\n"
         "  --bench-json PATH      also write one JSON object per row (- = stdout)\n"
         "  --bench-draw N         also time the sandbox drawing N balls, 0 = not\n"
         "                         (skipped when no window opens; default 100000 without\n"

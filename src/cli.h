@@ -25,6 +25,7 @@ typedef struct bp_cli {
     const char *bench_json;   ///< --bench-json PATH ("-" = stdout)
     const char *bench_sizes;  ///< --bench-sizes 1000,10000,... (default 1k,10k,50k,100k)
     long bench_frames;        ///< --bench-frames N
+    long bench_runs;          ///< --bench-runs N: runs of every row, the median shown (0 = 1)
     long bench_draw;          ///< --bench-draw N: balls of the drawing row, 0 = none
     int bench_draw_set;
     const char *screenshot_dir; ///< --screenshot-dir DIR

@@ -244,7 +244,9 @@ static int test_cli_parse_good(void)
     ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-sizes", "1k,2k", "--bench-frames",
                  "7", "--bench-json", "-", (const char *)NULL) == 0);
     ENSURE(c.mode == BP_MODE_BENCH && !strcmp(c.bench_sizes, "1k,2k") && c.bench_frames == 7);
-    ENSURE(!strcmp(c.bench_json, "-") && !c.bench_draw_set);
+    ENSURE(!strcmp(c.bench_json, "-") && !c.bench_draw_set && c.bench_runs == 0);
+    ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-runs", "5", (const char *)NULL) == 0);
+    ENSURE(c.bench_runs == 5);
     ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-draw", "0", (const char *)NULL) == 0);
     ENSURE(c.bench_draw_set && c.bench_draw == 0);
     ENSURE(parse(&c, err, sizeof err, "--bench", "--bench-draw=100000", (const char *)NULL) == 0);
@@ -306,6 +308,10 @@ static int test_cli_parse_bad(void)
         { { "--bench", "--bench-draw", "1e5" }, "--bench-draw: '1e5' is not a whole number" },
         { { "--bench", "--bench-draw", "5000000" }, "--bench-draw: 5000000 is out of range" },
         { { "--bench-draw", "10" }, "--bench-draw needs --bench" },
+        { { "--bench", "--bench-runs", "0" }, "--bench-runs: 0 is out of range" },
+        { { "--bench", "--bench-runs", "100" }, "--bench-runs: 100 is out of range" },
+        { { "--bench", "--bench-runs", "two" }, "--bench-runs: 'two' is not a whole number" },
+        { { "--headless", "rain", "--frames", "1", "--bench-runs", "3" }, "--bench-runs needs --bench" },
         { { "--bench", "rain" }, "unexpected argument 'rain' with --bench" },
         { { "--list-devices", "--threads", "2" }, "--threads cannot be used with --list-devices" },
         { { "a.scene", "b.scene" }, "more than one scene" },

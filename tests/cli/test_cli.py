@@ -78,7 +78,7 @@ def test_help_and_version():
     rc, out, err = run(["--help"])
     check(rc == 0 and err == "", "--help: rc %d, stderr %r" % (rc, err))
     for flag in ["--headless", "--frames", "--backend", "--threads", "--device",
-                 "--dump", "--stats", "--bench", "--bench-sizes", "--bench-frames",
+                 "--dump", "--stats", "--bench", "--bench-sizes", "--bench-frames", "--bench-runs",
                  "--bench-json", "--list-devices", "--help", "--version",
                  "--screenshot-dir", "--font", "--save-to", "--screenshot-after",
                  "--screenshot-path", "--state-file", "--window"]:
@@ -103,6 +103,8 @@ def test_bad_command_lines():
         (["--frames", "3"], "--frames needs --headless"),
         (["--bench", "--bench-sizes", "1k,,2k"], "--bench-sizes"),
         (["--bench", "--bench-frames", "0"], "--bench-frames"),
+        (["--bench", "--bench-runs", "0"], "--bench-runs"),
+        (["--bench", "--bench-runs", "1.5"], "--bench-runs"),
         (["--window", "big"], "--window"),
         (["--headless", "rain", "--frames", "1", "--window", "800x600"], "--window"),
         (["--bench", "--headless", "rain", "--frames", "1"], "cannot be combined"),
@@ -252,6 +254,7 @@ def test_bench_quick():
                   "static_contacts_ms", "readback_ms", "bytes_per_ball"]:
             check(k in r, "bench row lacks %s: %r" % (k, r))
         check(r["frames"] == 2 and r["ball_steps_per_s"] > 0, "row %r" % r)
+        check(r["runs"] == 1 and r["ms_per_frame_runs"] == [r["ms_per_frame"]], "row %r" % r)
         # the world's 25 bytes per ball and the engine's 33 at least, plus
         # the grids, which weigh more in a world of 300 balls
         check(58 <= r["bytes_per_ball"] < 400, "bytes per ball: %r" % r)
@@ -260,6 +263,30 @@ def test_bench_quick():
                         "--bench-frames", "1", "--bench-json", "-"])
     check(rc == 0 and "ball-steps/s" in err, "bench json -: %r" % err)
     check(len([json.loads(l) for l in out.splitlines()]) == 2, "stdout: %r" % out)
+
+
+def test_bench_runs():
+    # --bench-runs 3: each row run three times in turns; the row shown is
+    # the run with the median ms/frame, and the JSON lists all three.
+    js = os.path.join(TMP, "bench-runs.json")
+    rc, out, err = run(["--bench", "--backend", "cpu", "--bench-sizes", "200",
+                        "--bench-frames", "2", "--bench-runs", "3", "--bench-json", js])
+    check(rc == 0, "bench runs: rc %d %r" % (rc, err))
+    rows = [json.loads(l) for l in open(js).read().splitlines()]
+    check([(r["scene"], r["n"]) for r in rows] == [("rain", 200), ("pile", 200)],
+          "rows: %r" % rows)
+    for r in rows:
+        ms = r["ms_per_frame_runs"]
+        check(r["runs"] == 3 and len(ms) == 3 and all(m > 0 for m in ms), "row %r" % r)
+        check(r["ms_per_frame"] == sorted(ms)[1], "not the median run: %r" % r)
+        # the shown row is that run's, whole: its other figures agree with it
+        check(abs(r["wall_s"] * 1000 / 2 - r["ms_per_frame"]) <= 1e-9 * r["ms_per_frame"],
+              "row mixes runs: %r" % r)
+    notes = [l for l in out.splitlines() if "the median of 3 runs" in l]
+    check(len(notes) == 2, "table: %r" % out)
+    for r, l in zip(rows, notes):
+        shown = [float(v) for v in l.split(":")[1].split()]
+        check(shown == [round(m, 2) for m in r["ms_per_frame_runs"]], "%r vs %r" % (l, r))
 
 
 def test_no_window_build():
