@@ -281,15 +281,10 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
-/* json_row's row of several runs: their number and each run's ms/frame
- * (in the order they ran). One run: runs 1 and the row's own figure. */
-typedef struct bench_runs {
-    int runs;
-    const double *ms;
-} bench_runs;
-
-static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores,
-                     const bench_runs *rr)
+/* One JSON row: r, the median of `runs` runs whose ms/frame were ms[0..runs-1]
+ * in the order they ran. */
+static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores, int runs,
+                     const double *ms)
 {
     fputs("{\"scene\":", f);
     bp_json_string(f, r->scene);
@@ -317,11 +312,11 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores,
         fprintf(f, ",\"%s\":", nums[i].k);
         bp_json_number(f, nums[i].v);
     }
-    fprintf(f, ",\"runs\":%d,\"ms_per_frame_runs\":[", rr ? rr->runs : 1);
-    for (int k = 0; k < (rr ? rr->runs : 1); k++) {
+    fprintf(f, ",\"runs\":%d,\"ms_per_frame_runs\":[", runs);
+    for (int k = 0; k < runs; k++) {
         if (k)
             fputc(',', f);
-        bp_json_number(f, rr ? rr->ms[k] : r->ms_per_frame);
+        bp_json_number(f, ms[k]);
     }
     fputc(']', f);
     fprintf(f, ",\"escaped\":%u,\"nonfinite\":%u,\"cores\":%ld,\"cpu\":", r->escaped,
@@ -508,8 +503,7 @@ int bp_bench_run(const bp_cli *cli)
                     fflush(out);
                 }
                 if (js) {
-                    bench_runs rr = { runs, ms };
-                    json_row(js, med, cpu, cores, &rr);
+                    json_row(js, med, cpu, cores, runs, ms);
                     fflush(js);
                 }
             }
