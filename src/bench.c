@@ -232,12 +232,6 @@ out:
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void print_header(FILE *f)
 {
     fprintf(f, "%-5s %8s %-7s %-22s %9s %12s %8s | %8s %8s %8s %8s %8s | %6s\n", "scene", "N",
@@ -487,7 +481,7 @@ int bp_bench_run(const bp_cli *cli)
                     continue;
                 for (int q = 0; q < runs; q++)
                     ms[q] = sorted_ms[q] = rows[q].ms_per_frame;
-                qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, cmp_double);
+                qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, bp_cmp_double);
                 const bench_row *med = rows;
                 for (int q = 0; q < runs; q++)
                     if (rows[q].ms_per_frame == sorted_ms[(runs - 1) / 2]) {

@@ -96,12 +96,6 @@ static bp_engine *make_engine(const char *spec)
     return e;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int usage(void)
 {
     fprintf(stderr, "usage: ab_frames [--scene rain|pile] [--balls N] [--frames F] "
@@ -182,7 +176,7 @@ int main(int argc, char **argv)
     size_t bytes = (size_t)w[0]->count * sizeof(float);
     int same = memcmp(w[0]->x, w[1]->x, bytes) == 0 && memcmp(w[0]->y, w[1]->y, bytes) == 0 &&
                memcmp(w[0]->vx, w[1]->vx, bytes) == 0 && memcmp(w[0]->vy, w[1]->vy, bytes) == 0;
-    qsort(ratio, (size_t)frames, sizeof *ratio, cmp_double);
+    qsort(ratio, (size_t)frames, sizeof *ratio, bp_cmp_double);
     printf("%s %ld balls, %ld frames: A %.2f ms/frame (%s), B %.2f ms/frame (%s)\n"
            "B/A per frame: median %.4f, quartiles %.4f %.4f; final states: %s\n",
            scene, balls, frames, total[0] * 1e3 / (double)frames, spec[0],

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bp_util.h"
 #include "render.h"
 #include "snapshot.h"
 #include "view.h"
@@ -14,12 +15,6 @@ static double now_ms(void)
 {
     return (double)SDL_GetPerformanceCounter() * 1000.0 /
            (double)SDL_GetPerformanceFrequency();
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* n balls on a lattice covering the 1280x720 box, 16:9 cells: the scale
@@ -103,8 +98,8 @@ int bp_draw_bench(uint32_t n, int frames, bp_draw_result *out, char *err, size_t
     have_render = 1;
     if (run_frames(r, &R, &s, frames, batch, whole, err, errlen) != 0)
         goto out;
-    qsort(batch, (size_t)frames, sizeof *batch, cmp);
-    qsort(whole, (size_t)frames, sizeof *whole, cmp);
+    qsort(batch, (size_t)frames, sizeof *batch, bp_cmp_double);
+    qsort(whole, (size_t)frames, sizeof *whole, bp_cmp_double);
     SDL_RendererInfo info;
     SDL_GetRendererInfo(r, &info);
     snprintf(out->renderer, sizeof out->renderer, "%s", info.name);

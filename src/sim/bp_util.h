@@ -15,4 +15,7 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
 /* Seconds from a monotonic clock. */
 double bp_now(void);
 
+/* qsort's comparison of two doubles, ascending (for medians). */
+int bp_cmp_double(const void *a, const void *b);
+
 #endif

@@ -15,6 +15,12 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+int bp_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 double bp_now(void)
 {
     struct timespec ts;
