@@ -81,13 +81,14 @@ static int pile_comes_to_rest(void)
 }
 
 /* A deep crystal: 60 hexagonal rows of identical balls (radius 2, 0.02 px
- * apart, at rest) in a box 80 px wide, 1,140 balls. A ball deep in such a
- * lattice has six springs pulling it the same way in its fastest mode;
- * with the damping of those springs summed explicitly past the stable
- * limit (docs/physics.md, "Many contacts at once"), the lattice chattered
- * for ever at an RMS speed that grows with the depth (29 px/s at 60 rows,
- * 59 at 160: bench's pile of 50,000 never came to rest). After 5 simulated
- * seconds: RMS speed under 1 px/s, no ball faster than 5 px/s. */
+ * apart, at rest) in a box 80 px wide, 1,140 balls. In the lattice's
+ * fastest mode (alternate rows moving against each other) a ball's springs
+ * and dampers add up to three times one pair's; with the damping past the
+ * explicit update's stable limit for that (docs/physics.md, "Many contacts
+ * at once"), the lattice chattered for ever at an RMS speed that grew with
+ * the depth (29 px/s at 60 rows, 59 at 160: the bench's pile of 50,000
+ * never came to rest). After 5 simulated seconds: RMS speed under 1 px/s,
+ * no ball faster than 5 px/s. */
 static int deep_crystal_comes_to_rest(void)
 {
     bp_params p = bp_params_default(); /* g = 900, e = 0.9 */
