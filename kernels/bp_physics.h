@@ -411,6 +411,11 @@ static const unsigned long long bp_lanes_of[256] = {
  * contact removes (docs/physics.md, "Friction on the floor"). Below the
  * slope of the rain's ramps (0.107), so balls still slide down them. */
 #define BP_WALL_MU 0.05f
+/* A resting contact's damping takes at most this many times the contact's
+ * mass-split share (bp_pair_share), and at most the two-body share: a ball
+ * with many contacts is damped no more than the explicit update can take
+ * (docs/physics.md, "Many contacts at once"). */
+#define BP_DAMP_SPLIT 3.6f
 /* At most this many bounces off static geometry per ball per sub-step. */
 #define BP_MAX_BOUNCES 4
 /* bp_contacts works off its list of neighbours when it holds this many. */
@@ -836,7 +841,8 @@ BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, fl
     float gap = dist - (ri + rj);
     float mu = sj.m / (si.m + sj.m), ms = bp_pair_share(si, sj);
     if (rest > 0.0f) {
-        /* A damped spring, stiffness and damping per unit reduced mass,
+        /* A damped spring, stiffness and damping per unit reduced mass
+         * (the damping's share cut by the contact counts: BP_DAMP_SPLIT),
          * pushing only. It engages a thin skin before the discs touch, so
          * the small compression a pile needs to carry its weight happens
          * mostly in the skin; an overlap deeper than the spring's range is
@@ -857,9 +863,10 @@ BP_FN int bp_pair_soft(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, fl
         acc->dvy -= k_ * ny;
         vn = BP_FMIN(vn, allowed);
         float range = P->spring_range * rmin;
-        float f = P->k_spring * BP_FMIN(depth, range) + P->k_damp * vn;
+        float md = BP_FMIN(mu, BP_DAMP_SPLIT * ms);
+        float f = mu * (P->k_spring * BP_FMIN(depth, range)) + md * (P->k_damp * vn);
         int push = depth > 0.0f && f > 0.0f;
-        float ks = push ? mu * f * h : 0.0f;
+        float ks = push ? f * h : 0.0f;
         float kf = push ? mu * P->friction : 0.0f; /* viscous friction */
         acc->dvx -= ks * nx;
         acc->dvy -= ks * ny;
@@ -942,9 +949,10 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on, 
         ay = ay - k_ * ny;
         vn = BP_VMIN(vn, allowed);
         bp_vf range = P->spring_range * rmin;
-        bp_vf f = P->k_spring * BP_VMIN(depth, range) + P->k_damp * vn;
+        bp_vf md = BP_VMIN(mu, BP_DAMP_SPLIT * ms);
+        bp_vf f = mu * (P->k_spring * BP_VMIN(depth, range)) + md * (P->k_damp * vn);
         bp_vi push = (depth > zero) & (f > zero);
-        bp_vf ks = BP_VSEL(push, mu * f * h, zero);
+        bp_vf ks = BP_VSEL(push, f * h, zero);
         bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
         ax = ax - ks * nx;
         ay = ay - ks * ny;

@@ -15,7 +15,7 @@
 #define BP_REST_TIME 0.1f      /* rest_speed = |g| * BP_REST_TIME */
 #ifndef BP_SPRING_WH
 #define BP_SPRING_WH 0.8f      /* resting spring: angular frequency * sub-step */
-#define BP_SPRING_ZETA 0.15f   /* resting spring: damping ratio (below 0.22: docs/physics.md) */
+#define BP_SPRING_ZETA 0.25f   /* resting spring: damping ratio of a lone pair (BP_DAMP_SPLIT) */
 #endif
 #define BP_SKIN 0.05f          /* resting spring engages this share of a radius early */
 #ifndef BP_FRICTION
