@@ -360,8 +360,9 @@ static void draw_previews(app *a)
         bp_render_polyline(&a->R, &a->view, t->pts, t->npts, 2.0f,
                            preview_col);
     } else if (t->drag == BP_DRAG_SPAWN) {
-        bp_render_ring(&a->R, &a->view, t->x, t->y,
-                       bp_swarm_spread(t->swarm_size, t->radius), spawn_col);
+        float cx, cy, sp;
+        bp_tools_swarm_disc(t, t->swarm_size, t->x, t->y, &cx, &cy, &sp);
+        bp_render_ring(&a->R, &a->view, cx, cy, sp, spawn_col);
     }
     if (t->drag == BP_DRAG_ERASE || (t->eraser_mode && t->drag == BP_DRAG_NONE))
         bp_render_ring(&a->R, &a->view, a->mouse_x, a->mouse_y,

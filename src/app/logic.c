@@ -285,6 +285,9 @@ static int apply(bp_logic *L, bp_cmd *c)
         else if ((uint32_t)got < c->u)
             say(L, "swarm clipped to %lld balls: %s", (long long)got,
                 err[0] ? err : "ball limit reached");
+        /* Room for each new ball, so the swarm does not burst apart. */
+        if (got > 0 && bp_world_settle(L->w, L->w->count - (uint32_t)got, err, sizeof err))
+            say(L, "swarm left as drawn: %s", err);
         return got > 0;
     }
     case BP_CMD_CLEAR_BALLS:

@@ -63,9 +63,36 @@ float bp_tools_eraser_radius(const bp_tools *t)
 
 float bp_swarm_spread(uint32_t n, float r)
 {
-    /* Disc area about 2.5x the balls' area: loose enough that the engine
-     * separates the overlaps of random placement without an explosion. */
+    /* Disc area about 2.5x the balls' area: loose enough that
+     * bp_world_settle finds room for every ball near where it was drawn
+     * (the engine would push overlaps apart with the resting springs, and
+     * the swarm would burst). */
     return r * (1.6f * sqrtf((float)n) + 1.0f);
+}
+
+/* Coordinate c of a disc's centre (spread, balls of radius r) moved so the
+ * disc lies inside [0, size]; the middle when it cannot. */
+static float swarm_fit(float c, float spread, float r, float size)
+{
+    float lo = spread + r, hi = size - spread - r;
+    if (lo > hi)
+        return 0.5f * size;
+    return c < lo ? lo : c > hi ? hi : c;
+}
+
+void bp_tools_swarm_disc(const bp_tools *t, uint32_t n, float x, float y, float *cx, float *cy,
+                         float *spread)
+{
+    /* Inside the box: the balls of a disc that crosses a wall would all be
+     * put on the wall, in a row, where bp_world_settle finds no room for
+     * them, and they burst apart. A disc wider than the box is narrowed
+     * to it (denser: the settling may then leave some overlaps). */
+    float s = bp_swarm_spread(n, t->radius);
+    float most = 0.5f * (t->world_w < t->world_h ? t->world_w : t->world_h) - t->radius;
+    s = s < most ? s : most > 0.0f ? most : 0.0f;
+    *cx = swarm_fit(x, s, t->radius, t->world_w);
+    *cy = swarm_fit(y, s, t->radius, t->world_h);
+    *spread = s;
 }
 
 static void hist_add(bp_tools *t, float x, float y, double now)
@@ -108,12 +135,10 @@ static void spawn(bp_tools *t, uint32_t n, float x, float y, float vx,
                   float vy)
 {
     bp_cmd c = { .kind = BP_CMD_SPAWN, .u = n };
-    c.f[0] = x;
-    c.f[1] = y;
+    bp_tools_swarm_disc(t, n, x, y, &c.f[0], &c.f[1], &c.f[5]);
     c.f[2] = vx;
     c.f[3] = vy;
     c.f[4] = t->radius;
-    c.f[5] = bp_swarm_spread(n, t->radius);
     send(t, &c);
 }
 

@@ -88,6 +88,11 @@ void bp_tools_cancel(bp_tools *t);
 float bp_tools_eraser_radius(const bp_tools *t);
 /// Spread (disc radius, world px) used for a swarm of n balls of radius r.
 float bp_swarm_spread(uint32_t n, float r);
+/// The disc a swarm of n balls spawned at (x, y) takes: its centre
+/// (*cx, *cy), moved so the disc lies inside the box, and its radius
+/// *spread (bp_swarm_spread, at most what fits the box).
+void bp_tools_swarm_disc(const bp_tools *t, uint32_t n, float x, float y, float *cx, float *cy,
+                         float *spread);
 /// Throw velocity from the recent mouse history (world px/s).
 void bp_tools_velocity(const bp_tools *t, double now, float *vx, float *vy);
 

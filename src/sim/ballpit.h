@@ -116,6 +116,15 @@ int64_t bp_world_add_ball(bp_world *w, float x, float y, float vx, float vy,
 int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
                            float r, float spread, float vx, float vy,
                            uint64_t seed, char *err, size_t errlen);
+/// Finds room for balls first..count-1 (the ones just added: a swarm):
+/// taken in id order, a ball closer than the resting contact's skin (0.06
+/// of the smaller radius) to a ball placed before it (an older ball, which
+/// never moves, or a new one) moves to the nearest free spot inside the box
+/// on rings around it, up to 12 radii away, or stays where it is when there
+/// is none. Positions only, velocities as they were, so a dense swarm does
+/// not burst apart when it starts moving (src/sim/settle.c). Returns 0, or
+/// -1 with a reason in err (out of memory: the balls are then as they were).
+int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen);
 /// Adds a segment (zero length allowed: it acts as a point). Returns its
 /// index or -1 with a reason (non-finite, BP_MAX_LINES reached).
 int64_t bp_world_add_line(bp_world *w, float x1, float y1, float x2, float y2,

@@ -4,7 +4,8 @@
  * The bytes are read as a little program: parameters first, then
  * operations (add a ball anywhere, a ball on top of the last one, a ball
  * exactly on a segment's end point, a segment, a zero-length segment, a
- * small swarm, step a few sub-steps). Every value is finite and within the
+ * small swarm, given room by bp_world_settle or not, step a few
+ * sub-steps). Every value is finite and within the
  * limits of ballpit.h, with the edges of each range (tiny and huge radii,
  * the smallest and largest world, the speed cap) picked often. Values the
  * world refuses (centre outside the box, radius that does not fit) must be
@@ -203,6 +204,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_refusal(got, err, w);
             if (got != (int64_t)n)
                 fail("a small legal swarm was not added whole", w, 0);
+            /* as the sandbox spawns it: room for each ball first */
+            if (rd_u8(r) & 1) {
+                if (bp_world_settle(w, w->count - n, err, sizeof err) != 0)
+                    fail("bp_world_settle failed", w, 0);
+                check_state(w);
+            }
             break;
         }
         case 4: { /* segment: inside, or anywhere legal */

@@ -46,7 +46,7 @@ static int test_step(bp_engine *e, bp_world *w, uint32_t n)
     return 0;
 }
 
-static bp_params params_free_space(float w, float h)
+static inline bp_params params_free_space(float w, float h)
 {
     bp_params p = bp_params_default();
     p.width = w;

@@ -134,6 +134,33 @@ static int right_click_spawns_at_rest(void)
     return 0;
 }
 
+/* A swarm spawned at the box's corner is moved in until its disc fits;
+ * one too wide for the box is narrowed to it and centred. */
+static int spawn_disc_stays_in_the_box(void)
+{
+    sink s = { 0 };
+    bp_tools t;
+    bp_tools_init(&t, collect, &s);
+    bp_tools_press(&t, BP_BTN_RIGHT, 0, 5, 715, 0.0);
+    bp_tools_release(&t, BP_BTN_RIGHT, 5, 715, 0.01);
+    ENSURE(s.n == 1 && s.c[0].kind == BP_CMD_SPAWN);
+    float sp = bp_swarm_spread(t.swarm_size, t.radius);
+    ENSURE_NEAR(s.c[0].f[5], sp, 0);
+    ENSURE_NEAR(s.c[0].f[0], sp + t.radius, 1e-3);
+    ENSURE_NEAR(s.c[0].f[1], 720 - sp - t.radius, 1e-3);
+    drain(&s);
+    t.swarm_size = 100000; /* a disc of 2,027 px by bp_swarm_spread */
+    bp_tools_press(&t, BP_BTN_RIGHT, 0, 100, 100, 1.0);
+    bp_tools_release(&t, BP_BTN_RIGHT, 100, 100, 1.01);
+    ENSURE(s.n == 1);
+    ENSURE_NEAR(s.c[0].f[5], 360 - t.radius, 1e-3);
+    ENSURE_NEAR(s.c[0].f[0], 360, 1e-3);
+    ENSURE_NEAR(s.c[0].f[1], 360, 1e-3);
+    drain(&s);
+    bp_tools_free(&t);
+    return 0;
+}
+
 static int right_drag_throws_with_drag_velocity(void)
 {
     sink s = { 0 };
@@ -228,6 +255,7 @@ int main(int argc, char **argv)
         BP_TEST(freehand_is_simplified),
         BP_TEST(eraser_drags_share_a_stroke_id),
         BP_TEST(right_click_spawns_at_rest),
+        BP_TEST(spawn_disc_stays_in_the_box),
         BP_TEST(right_drag_throws_with_drag_velocity),
         BP_TEST(holding_keeps_pouring),
         BP_TEST(wheel_steps_size_and_radius),

@@ -1,0 +1,176 @@
+/* test_settle.c - bp_world_settle: room for a new swarm's balls before they
+ * move, so a dense swarm falls as the clump it was drawn as instead of
+ * bursting apart on its overlaps (src/sim/settle.c). */
+#include "physics_common.h"
+
+#include <math.h>
+
+/* The sandbox's default swarm: 200 balls of radius 4 in the disc
+ * bp_swarm_spread gives them, 4 (1.6 sqrt(200) + 1) = 94.5 px. */
+#define SWARM_N 200u
+#define SWARM_R 4.0f
+#define SWARM_SPREAD 94.5f
+
+/* The smallest gap between ball i and any other ball (centre distance
+ * less the radii), over balls i of first..count-1. */
+static double min_gap_from(const bp_world *w, uint32_t first)
+{
+    double g = INFINITY;
+    for (uint32_t i = first; i < w->count; i++)
+        for (uint32_t j = 0; j < w->count; j++) {
+            if (j == i)
+                continue;
+            double d = hypot((double)w->x[j] - w->x[i], (double)w->y[j] - w->y[i]);
+            g = fmin(g, d - w->r[i] - w->r[j]);
+        }
+    return g;
+}
+
+static bp_world *swarm_world(void)
+{
+    bp_params p = bp_params_default(); /* 1280 x 720, g = 900 */
+    bp_world *w = bp_world_create(&p);
+    if (w && bp_world_add_swarm(w, 640, 300, SWARM_N, SWARM_R, SWARM_SPREAD, 0, 0, 1, NULL, 0) !=
+                 SWARM_N) {
+        bp_world_destroy(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* RMS and largest speed after one frame (30 sub-steps) of the engine under
+ * test; -1 when the engine is unusable here. */
+static int one_frame(bp_world *w, bp_stats *st)
+{
+    bp_engine *e = test_engine(w, 0);
+    if (!e)
+        return -1;
+    int rc = test_step(e, w, 30);
+    bp_engine_destroy(e);
+    bp_world_measure(w, st);
+    return rc ? -2 : 0;
+}
+
+/* The default swarm as drawn overlaps (pairs up to nearly on top of each
+ * other) and, stepped as it is, bursts: 495 px/s RMS after one frame
+ * (measured, CPU engine). Settled, every ball keeps the skin's gap from
+ * every other, the velocities are untouched, the swarm stays the same
+ * size, and after a frame every ball moves at what gravity gave it, 900 /
+ * 33 = 27.3 px/s, nothing more. */
+static int settled_swarm_falls_as_a_clump(void)
+{
+    bp_world *raw = swarm_world(), *w = swarm_world();
+    ENSURE(raw && w);
+    ENSURE(min_gap_from(raw, 0) < -SWARM_R); /* overlaps by more than a radius */
+    bp_stats burst;
+    int rc = one_frame(raw, &burst);
+    if (rc == -1) {
+        bp_world_destroy(raw);
+        bp_world_destroy(w);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(rc == 0);
+    printf("as drawn: RMS %.1f px/s, largest %.1f after a frame\n", burst.rms_speed,
+           burst.max_speed);
+    ENSURE(burst.rms_speed > 200.0);
+
+    double spread0 = 0.0, spread1 = 0.0;
+    for (uint32_t i = 0; i < w->count; i++)
+        spread0 += hypot(w->x[i] - 640.0, w->y[i] - 300.0);
+    char err[256];
+    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    double gap = min_gap_from(w, 0);
+    printf("settled: smallest gap %.4f px (%.4f radii)\n", gap, gap / SWARM_R);
+    ENSURE(gap >= 0.05 * SWARM_R); /* outside the resting spring's skin */
+    for (uint32_t i = 0; i < w->count; i++) {
+        ENSURE(w->vx[i] == 0.0f && w->vy[i] == 0.0f);
+        ENSURE(w->x[i] >= SWARM_R && w->x[i] <= w->params.width - SWARM_R);
+        ENSURE(w->y[i] >= SWARM_R && w->y[i] <= w->params.height - SWARM_R);
+        spread1 += hypot(w->x[i] - 640.0, w->y[i] - 300.0);
+    }
+    printf("mean distance from the centre: %.2f -> %.2f px\n", spread0 / SWARM_N,
+           spread1 / SWARM_N);
+    ENSURE(spread1 < 1.05 * spread0);
+
+    bp_stats st;
+    ENSURE(one_frame(w, &st) == 0);
+    printf("settled: RMS %.2f px/s, largest %.2f after a frame\n", st.rms_speed, st.max_speed);
+    double fall = w->params.gravity_y / w->params.fps;
+    ENSURE(fabs(st.max_speed - fall) < 0.01 * fall && fabs(st.rms_speed - fall) < 0.01 * fall);
+    bp_world_destroy(raw);
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* A swarm drawn dipping into a resting heap (its lowest balls 20 px into
+ * it): the heap's balls do not move, and the new ones find room above it
+ * (none left overlapping). The same world settled twice gives the same
+ * bits. */
+static int settle_leaves_older_balls_alone(void)
+{
+    bp_params p = bp_params_default();
+    p.width = 400;
+    bp_world *w = bp_world_create(&p), *again = NULL;
+    ENSURE(w);
+    const double r = 3.0, d = 2.0 * r + 0.1, pitch = d * sqrt(3.0) / 2.0;
+    for (int row = 0; row < 20; row++)
+        for (double x = r + (row % 2 ? d / 2.0 : 0.0); x <= p.width - r; x += d)
+            ENSURE(bp_world_add_ball(w, (float)x, (float)(p.height - r - row * pitch), 0, 0,
+                                     (float)r, 0, NULL, 0) >= 0);
+    uint32_t old = w->count;
+    float top = w->y[old - 1];
+    float spread = 3.0f * (1.6f * sqrtf(150.0f) + 1.0f);
+    ENSURE(bp_world_add_swarm(w, 200, top + 20.0f - spread, 150, 3.0f, spread, 0, 0, 2, NULL,
+                              0) == 150);
+    ENSURE(min_gap_from(w, old) < -3.0);
+    again = bp_world_clone(w);
+    ENSURE(again);
+    bp_world *before = bp_world_clone(w);
+    ENSURE(before);
+    char err[256];
+    ENSURE(bp_world_settle(w, old, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(again, old, err, sizeof err) == 0);
+    ENSURE(memcmp(w->x, before->x, old * sizeof *w->x) == 0);
+    ENSURE(memcmp(w->y, before->y, old * sizeof *w->y) == 0);
+    ENSURE(memcmp(w->x, again->x, w->count * sizeof *w->x) == 0);
+    ENSURE(memcmp(w->y, again->y, w->count * sizeof *w->y) == 0);
+    double gap = min_gap_from(w, old);
+    printf("swarm into a heap: smallest gap of a new ball %.4f px\n", gap);
+    ENSURE(gap >= 0.05 * 3.0);
+    bp_world_destroy(w);
+    bp_world_destroy(again);
+    bp_world_destroy(before);
+    return 0;
+}
+
+/* More balls than the box holds: bp_world_settle stops (a budget of balls
+ * looked at), leaves every ball in the box and finite, and the ones it
+ * found no room for where they were. */
+static int settle_gives_up_on_a_full_box(void)
+{
+    bp_params p = bp_params_default();
+    p.width = 200;
+    p.height = 200;
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    /* 1,000 balls of radius 4: 50,000 px^2 of discs in a 40,000 px^2 box */
+    ENSURE(bp_world_add_swarm(w, 100, 100, 1000, 4.0f, 100, 0, 0, 3, NULL, 0) == 1000);
+    char err[256];
+    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    bp_stats st;
+    bp_world_measure(w, &st);
+    ENSURE(st.escaped == 0 && st.nonfinite == 0 && w->count == 1000);
+    ENSURE(st.max_overlap > 0.5); /* no room: overlaps left for the engine */
+    bp_world_destroy(w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const bp_test tests[] = {
+        BP_TEST(settled_swarm_falls_as_a_clump),
+        BP_TEST(settle_leaves_older_balls_alone),
+        BP_TEST(settle_gives_up_on_a_full_box),
+    };
+    return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
+}
