@@ -6,9 +6,11 @@
  * at most) within its first frame, energy from nothing. The sandbox's
  * spawns therefore pass through here first. The new balls are taken in id
  * order; one that would overlap a ball already placed (an older ball, or a
- * new one before it) moves to the nearest free spot on rings around where
- * it was drawn. Positions only: the velocities stay, so the swarm falls, or
- * flies, as the clump it was drawn as.
+ * new one before it) moves out of any wider ball it lies in, then to the
+ * nearest free spot on rings around there; the few with no room near
+ * wait for a wider search after all the others. Positions only: the
+ * velocities stay, so the swarm falls, or flies, as the clump it was drawn
+ * as.
  */
 #include "engine_impl.h"
 #include "step.h"
@@ -20,16 +22,18 @@
  * outside the resting spring's skin (BP_SKIN), within which the spring
  * would push them apart. */
 #define SETTLE_GAP (BP_SKIN + 0.01)
-/* The rings searched around a ball's spot: SETTLE_STEP radii apart, out
- * to SETTLE_RINGS of them (12 radii), about a radius between the points of
- * a ring. */
+/* The rings searched around a ball's spot: SETTLE_STEP radii apart, about
+ * a radius between the points of a ring; out to SETTLE_NEAR of them (12
+ * radii) for every ball first, then to SETTLE_RINGS (32 radii) for the
+ * balls that found no room so near (a swarm drawn over a big ball). */
 #define SETTLE_STEP 0.5
-#define SETTLE_RINGS 24
+#define SETTLE_NEAR 24
+#define SETTLE_RINGS 64
 /* Balls and spots looked at per new ball, in all: past it the rest of the
  * balls stay where they were drawn, for the engine to push apart. A swarm
- * that fits its disc takes 40-60 a ball (10,000 balls in 12 ms); one that
- * cannot fit stops here, about 0.3 s for 100,000 balls. */
-#define SETTLE_CHECKS 150.0
+ * that fits its disc takes 40-60 a ball (10,000 balls in 12-16 ms); one
+ * that cannot fit stops here, 0.5-0.7 s for 100,000 balls. */
+#define SETTLE_CHECKS 300.0
 
 /* The balls placed so far, in cells of a linked list each. */
 typedef struct settle_grid {
@@ -48,20 +52,36 @@ static void settle_cell(const settle_grid *g, double x, double y, int *cx, int *
     *cy = !(fy > 0.0) ? 0 : fy >= g->gh - 1 ? g->gh - 1 : (int)fy;
 }
 
-static void settle_put(settle_grid *g, const bp_world *w, uint32_t i)
+/* The cells within span of ball i's centre (span 0: its own cell). */
+static void settle_span(const settle_grid *g, const bp_world *w, uint32_t i, double span, int *u0,
+                        int *v0, int *u1, int *v1)
 {
-    int cx, cy;
-    settle_cell(g, w->x[i], w->y[i], &cx, &cy);
-    int32_t *h = &g->head[(size_t)cy * g->gw + cx];
-    g->ball[g->used] = i;
-    g->next[g->used] = *h;
-    *h = (int32_t)g->used++;
+    settle_cell(g, w->x[i] - span, w->y[i] - span, u0, v0);
+    settle_cell(g, w->x[i] + span, w->y[i] + span, u1, v1);
 }
 
-/* Whether a ball of radius r at (x, y) keeps its gap to every ball placed;
+/* Ball i put in every cell within span of its centre: a ball wider than
+ * the cells (an older one, larger than the new balls) is found from any
+ * spot that must keep clear of it, so the cells can stay as small as the
+ * new balls need. */
+static void settle_put(settle_grid *g, const bp_world *w, uint32_t i, double span)
+{
+    int u0, v0, u1, v1;
+    settle_span(g, w, i, span, &u0, &v0, &u1, &v1);
+    for (int v = v0; v <= v1; v++)
+        for (int u = u0; u <= u1; u++) {
+            int32_t *h = &g->head[(size_t)v * g->gw + u];
+            g->ball[g->used] = i;
+            g->next[g->used] = *h;
+            *h = (int32_t)g->used++;
+        }
+}
+
+/* A ball placed (wider than r only, when `wider`) that a ball of radius r
+ * at (x, y) would come closer to than the gap, or -1 when there is none;
  * adds the balls looked at to *checks. */
-static int settle_free(const settle_grid *g, const bp_world *w, double x, double y, double r,
-                       double *checks)
+static int64_t settle_blocker(const settle_grid *g, const bp_world *w, double x, double y,
+                              double r, int wider, double *checks)
 {
     int cx, cy;
     settle_cell(g, x, y, &cx, &cy);
@@ -76,12 +96,12 @@ static int settle_free(const settle_grid *g, const bp_world *w, double x, double
                 double want = r + w->r[j] + SETTLE_GAP * fmin(r, w->r[j]);
                 double dx = w->x[j] - x, dy = w->y[j] - y;
                 *checks += 1.0;
-                if (dx * dx + dy * dy < want * want)
-                    return 0;
+                if (dx * dx + dy * dy < want * want && (!wider || w->r[j] > r))
+                    return j;
             }
         }
     }
-    return 1;
+    return -1;
 }
 
 /* Points on ring k (about a radius apart). */
@@ -110,28 +130,44 @@ static double *settle_rings(void)
     return ring;
 }
 
-/* Moves ball i to the nearest free spot on the rings around it, inside the
- * box; leaves it where it is when there is none. Counts the spots tried in
- * *checks, with the balls looked at. */
-static void settle_find(const settle_grid *g, const double *ring, bp_world *w, uint32_t i,
-                        double *checks)
+/* Moves ball i to a free spot near it, inside the box: first out of the
+ * wider balls it lies in (to the edge of each, along the line from its
+ * centre: a spot deep inside a big ball is far from any free one), then
+ * the nearest free spot on the first `rings` rings around there. Returns
+ * whether it found one (if not, the ball stays where it is). Counts the
+ * spots tried in *checks, with the balls looked at. */
+static int settle_find(const settle_grid *g, const double *ring, int rings, bp_world *w,
+                       uint32_t i, double *checks)
 {
     double r = w->r[i], x = w->x[i], y = w->y[i];
     double W = w->params.width, H = w->params.height;
-    for (int k = 1; k <= SETTLE_RINGS; k++) {
+    for (int hop = 0; hop < 4; hop++) {
+        int64_t j = settle_blocker(g, w, x, y, r, 1, checks);
+        if (j < 0)
+            break;
+        double dx = x - w->x[j], dy = y - w->y[j], d = sqrt(dx * dx + dy * dy);
+        double want = r + w->r[j] + SETTLE_GAP * r;
+        x = d > 0.0 ? w->x[j] + dx / d * want : w->x[j] + want;
+        y = d > 0.0 ? w->y[j] + dy / d * want : w->y[j];
+        x = fmin(fmax(x, r), W - r);
+        y = fmin(fmax(y, r), H - r);
+    }
+    for (int k = 0; k <= rings; k++) {
         double rho = k * SETTLE_STEP * r;
-        for (int q = 0; q < settle_ring_pts(k); q++, ring += 2) {
-            double px = x + rho * ring[0], py = y + rho * ring[1];
+        int pts = k ? settle_ring_pts(k) : 1;
+        for (int q = 0; q < pts; q++, ring += k ? 2 : 0) {
+            double px = k ? x + rho * ring[0] : x, py = k ? y + rho * ring[1] : y;
             *checks += 1.0;
             if (px < r || px > W - r || py < r || py > H - r)
                 continue;
-            if (settle_free(g, w, px, py, r, checks)) {
+            if (settle_blocker(g, w, px, py, r, 0, checks) < 0) {
                 w->x[i] = (float)px;
                 w->y[i] = (float)py;
-                return;
+                return 1;
             }
         }
     }
+    return 0;
 }
 
 /* Whether ball i's centre lies in the box (x0, y0)-(x1, y1). */
@@ -140,45 +176,71 @@ static int settle_near(const bp_world *w, uint32_t i, double x0, double y0, doub
     return w->x[i] >= x0 && w->x[i] <= x1 && w->y[i] >= y0 && w->y[i] <= y1;
 }
 
+/* How far from its centre an older ball of radius r is put in cells (see
+ * settle_put) when the new balls' largest radius is rn. */
+static double settle_reach_of(double r, double rn)
+{
+    return r > rn ? r + rn * (1.0 + SETTLE_GAP) : 0.0;
+}
+
 int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
 {
     uint32_t n = w->count;
     if (first >= n)
         return 0;
     /* The new balls' box, grown by the farthest ring and a diameter. */
-    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, rmax = 0.0;
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, rn = 0.0;
     for (uint32_t i = first; i < n; i++) {
         x0 = fmin(x0, w->x[i]);
         y0 = fmin(y0, w->y[i]);
         x1 = fmax(x1, w->x[i]);
         y1 = fmax(y1, w->y[i]);
-        rmax = fmax(rmax, w->r[i]);
+        rn = fmax(rn, w->r[i]);
     }
-    double reach = (SETTLE_RINGS * SETTLE_STEP + 2.0) * rmax;
+    double reach = (SETTLE_RINGS * SETTLE_STEP + 2.0) * rn;
     x0 -= reach;
     y0 -= reach;
     x1 += reach;
     y1 += reach;
+    /* The older balls that a spot there can touch. */
     uint32_t m = n - first;
+    double rmax = rn;
     for (uint32_t i = 0; i < first; i++)
         if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
                         y1 + 2.0 * w->r[i])) {
             rmax = fmax(rmax, w->r[i]);
             m++;
         }
-    /* Cells of the widest gap, so the balls a spot must keep clear of lie
-     * in its cell and the eight around it; no more than about 4 a ball. */
-    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 2.0 * rmax * (1.0 + SETTLE_GAP), 0, 0,
-                     NULL, NULL, NULL, 0};
+    /* Cells of the new balls' widest gap, so the balls a spot must keep
+     * clear of lie in its cell and the eight around it (wider older balls
+     * in every cell they reach), no more than about 4 a ball; cells of the
+     * widest older ball instead when that would take too many slots. */
     double gwid = x1 - x0 + 4.0 * rmax, ghgt = y1 - y0 + 4.0 * rmax, most = 4.0 * m + 1024.0;
-    if (gwid * ghgt / (g.cell * g.cell) > most)
-        g.cell = sqrt(gwid * ghgt / most);
-    g.gw = (int)ceil(gwid / g.cell) + 1;
-    g.gh = (int)ceil(ghgt / g.cell) + 1;
+    double slots = 0.0;
+    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, NULL, NULL, NULL, 0};
+    for (int coarse = 0; coarse < 2; coarse++) {
+        double rc = coarse ? rmax : rn;
+        g.cell = 2.0 * rc * (1.0 + SETTLE_GAP);
+        if (gwid * ghgt / (g.cell * g.cell) > most)
+            g.cell = sqrt(gwid * ghgt / most);
+        g.gw = (int)ceil(gwid / g.cell) + 1;
+        g.gh = (int)ceil(ghgt / g.cell) + 1;
+        slots = n - first;
+        for (uint32_t i = 0; i < first; i++)
+            if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
+                            y1 + 2.0 * w->r[i])) {
+                int u0, v0, u1, v1;
+                settle_span(&g, w, i, settle_reach_of(w->r[i], rc), &u0, &v0, &u1, &v1);
+                slots += (double)(u1 - u0 + 1) * (v1 - v0 + 1);
+            }
+        if (slots <= 4.0 * most)
+            break;
+    }
+    double rc = g.cell >= 2.0 * rmax * (1.0 + SETTLE_GAP) ? rmax : rn;
     size_t ncell = (size_t)g.gw * (size_t)g.gh;
     g.head = malloc(ncell * sizeof *g.head);
-    g.next = malloc((size_t)m * sizeof *g.next);
-    g.ball = malloc((size_t)m * sizeof *g.ball);
+    g.next = slots < 2e9 ? malloc((size_t)slots * sizeof *g.next) : NULL;
+    g.ball = slots < 2e9 ? malloc((size_t)slots * sizeof *g.ball) : NULL;
     double *ring = settle_rings();
     if (!g.head || !g.next || !g.ball || !ring) {
         free(g.head);
@@ -192,13 +254,26 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     for (uint32_t i = 0; i < first; i++)
         if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
                         y1 + 2.0 * w->r[i]))
-            settle_put(&g, w, i);
+            settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
+    /* The balls with no room within SETTLE_NEAR rings wait (out of the
+     * grid) for the wider search, after every other ball is placed. */
+    uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
     double checks = 0.0, budget = SETTLE_CHECKS * (n - first);
     for (uint32_t i = first; i < n; i++) {
-        if (checks < budget && !settle_free(&g, w, w->x[i], w->y[i], w->r[i], &checks))
-            settle_find(&g, ring, w, i, &checks);
-        settle_put(&g, w, i);
+        if (late && checks < budget &&
+            settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) >= 0 &&
+            !settle_find(&g, ring, SETTLE_NEAR, w, i, &checks)) {
+            late[nlate++] = i;
+            continue;
+        }
+        settle_put(&g, w, i, 0.0);
     }
+    for (uint32_t k = 0; k < nlate; k++) {
+        if (checks < budget)
+            settle_find(&g, ring, SETTLE_RINGS, w, late[k], &checks);
+        settle_put(&g, w, late[k], 0.0);
+    }
+    free(late);
     free(g.head);
     free(g.next);
     free(g.ball);

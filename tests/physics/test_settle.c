@@ -143,6 +143,53 @@ static int settle_leaves_older_balls_alone(void)
     return 0;
 }
 
+/* A swarm of small balls drawn over the rim of a big one (radius 50, as
+ * the sandbox's Shift+wheel allows; the disc 15 px into it): the cells
+ * stay as small as the new balls need, the big ball is found from every
+ * cell it reaches, and every new ball finds room (with cells as wide as
+ * the big ball, 500 balls shared a few cells and the looks ran out). */
+static int settle_beside_a_big_ball(void)
+{
+    bp_params p = bp_params_default();
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    ENSURE(bp_world_add_ball(w, 640, 500, 0, 0, 50.0f, 0, NULL, 0) == 0);
+    float spread = 2.0f * (1.6f * sqrtf(500.0f) + 1.0f);
+    double off = (50.0 + spread - 15.0) / sqrt(2.0);
+    ENSURE(bp_world_add_swarm(w, (float)(640.0 + off), (float)(500.0 - off), 500, 2.0f, spread,
+                              0, 0, 4, NULL, 0) == 500);
+    ENSURE(min_gap_from(w, 1) < -8.0); /* some drawn well inside the big ball */
+    char err[256];
+    ENSURE(bp_world_settle(w, 1, err, sizeof err) == 0);
+    ENSURE(w->x[0] == 640.0f && w->y[0] == 500.0f);
+    double gap = min_gap_from(w, 1);
+    printf("beside a big ball: smallest gap of a new ball %.4f px\n", gap);
+    ENSURE(gap >= 0.05 * 2.0);
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* Balls drawn inside a much bigger one (radius 150, the swarm's balls of
+ * radius 1): each first goes out to the big ball's edge, along the line
+ * from its centre, then finds room there; 75 radii deep, no ring search
+ * alone would reach out (it stops at 32 radii). */
+static int settle_out_of_a_big_ball(void)
+{
+    bp_params p = bp_params_default();
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    ENSURE(bp_world_add_ball(w, 640, 400, 0, 0, 150.0f, 0, NULL, 0) == 0);
+    ENSURE(bp_world_add_swarm(w, 640, 400, 30, 1.0f, 1.0f * (1.6f * sqrtf(30.0f) + 1.0f), 0, 0,
+                              5, NULL, 0) == 30);
+    char err[256];
+    ENSURE(bp_world_settle(w, 1, err, sizeof err) == 0);
+    double gap = min_gap_from(w, 1);
+    printf("out of a big ball: smallest gap of a new ball %.4f px\n", gap);
+    ENSURE(gap >= 0.05 * 1.0);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* More balls than the box holds: bp_world_settle stops (a budget of balls
  * looked at), leaves every ball in the box and finite, and the ones it
  * found no room for where they were. */
@@ -170,6 +217,8 @@ int main(int argc, char **argv)
     static const bp_test tests[] = {
         BP_TEST(settled_swarm_falls_as_a_clump),
         BP_TEST(settle_leaves_older_balls_alone),
+        BP_TEST(settle_beside_a_big_ball),
+        BP_TEST(settle_out_of_a_big_ball),
         BP_TEST(settle_gives_up_on_a_full_box),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
