@@ -202,7 +202,10 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     y0 -= reach;
     x1 += reach;
     y1 += reach;
-    /* The older balls that a spot there can touch. */
+    /* The older balls that a spot there can touch. (A ball moved out of an
+     * older one wider than this reach can land beyond it, where the grid
+     * knows no older balls: it may then overlap one, for the engine to
+     * push apart.) */
     uint32_t m = n - first;
     double rmax = rn;
     for (uint32_t i = 0; i < first; i++)
@@ -242,11 +245,15 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     g.next = slots < 2e9 ? malloc((size_t)slots * sizeof *g.next) : NULL;
     g.ball = slots < 2e9 ? malloc((size_t)slots * sizeof *g.ball) : NULL;
     double *ring = settle_rings();
-    if (!g.head || !g.next || !g.ball || !ring) {
+    /* The balls with no room within SETTLE_NEAR rings wait (out of the
+     * grid) for the wider search, after every other ball is placed. */
+    uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
+    if (!g.head || !g.next || !g.ball || !ring || !late) {
         free(g.head);
         free(g.next);
         free(g.ball);
         free(ring);
+        free(late);
         return bp_fail(err, errlen, "out of memory to find room for %u new balls", n - first);
     }
     for (size_t c = 0; c < ncell; c++)
@@ -255,12 +262,9 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
                         y1 + 2.0 * w->r[i]))
             settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
-    /* The balls with no room within SETTLE_NEAR rings wait (out of the
-     * grid) for the wider search, after every other ball is placed. */
-    uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
     double checks = 0.0, budget = SETTLE_CHECKS * (n - first);
     for (uint32_t i = first; i < n; i++) {
-        if (late && checks < budget &&
+        if (checks < budget &&
             settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) >= 0 &&
             !settle_find(&g, ring, SETTLE_NEAR, w, i, &checks)) {
             late[nlate++] = i;
