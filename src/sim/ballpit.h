@@ -119,7 +119,8 @@ int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
 /// Finds room for balls first..count-1 (the ones just added: a swarm):
 /// taken in id order, a ball closer than the resting contact's skin (0.06
 /// of the smaller radius) to a ball placed before it (an older ball, which
-/// never moves, or a new one) moves out of any wider ball it lies in, then
+/// never moves, or a new one) or to a line moves out of any wider ball it
+/// lies in, then
 /// to the nearest free spot inside the box on rings around there, up to 32
 /// radii away, or stays where it is when there is none (or after about 300
 /// looks a ball in all). Positions only, velocities as they were, so a

@@ -6,11 +6,11 @@
  * at most) within its first frame, energy from nothing. The sandbox's
  * spawns therefore pass through here first. The new balls are taken in id
  * order; one that would overlap a ball already placed (an older ball, or a
- * new one before it) moves out of any wider ball it lies in, then to the
- * nearest free spot on rings around there; the few with no room near
- * wait for a wider search after all the others. Positions only: the
- * velocities stay, so the swarm falls, or flies, as the clump it was drawn
- * as.
+ * new one before it) or a line moves out of any wider ball it lies in,
+ * then to the nearest free spot on rings around there; the few with no
+ * room near wait for a wider search after all the others. Positions only:
+ * the velocities stay, so the swarm falls, or flies, as the clump it was
+ * drawn as.
  */
 #include "engine_impl.h"
 #include "step.h"
@@ -35,7 +35,8 @@
  * that cannot fit stops here, 0.5-0.7 s for 100,000 balls. */
 #define SETTLE_CHECKS 300.0
 
-/* The balls placed so far, in cells of a linked list each. */
+/* The balls placed so far, in cells of a linked list each, and the lines
+ * near them the same way. */
 typedef struct settle_grid {
     double x0, y0, cell;
     int gw, gh;
@@ -43,7 +44,13 @@ typedef struct settle_grid {
     int32_t *next;  /* per slot: the slot put in before it in its cell, or -1 */
     uint32_t *ball; /* per slot */
     uint32_t used;
+    int32_t *lhead, *lnext; /* the same for lines */
+    uint32_t *line, lused;
+    double lcount;          /* line slots counted before there are lists */
 } settle_grid;
+
+/* settle_blocker's answer for a spot too close to a line. */
+#define SETTLE_LINE (-2)
 
 static void settle_cell(const settle_grid *g, double x, double y, int *cx, int *cy)
 {
@@ -77,14 +84,51 @@ static void settle_put(settle_grid *g, const bp_world *w, uint32_t i, double spa
         }
 }
 
+/* Line l put in every cell of its box grown by span (a spot closer to it
+ * than span lies in one of them), or, with no lists yet, only counted.
+ * Lines whose grown box misses the grid are left out. */
+static void settle_put_line(settle_grid *g, const bp_world *w, uint32_t l, double span)
+{
+    double x0 = fmin(w->lx1[l], w->lx2[l]) - span, y0 = fmin(w->ly1[l], w->ly2[l]) - span;
+    double x1 = fmax(w->lx1[l], w->lx2[l]) + span, y1 = fmax(w->ly1[l], w->ly2[l]) + span;
+    if (x1 < g->x0 || y1 < g->y0 || x0 > g->x0 + g->gw * g->cell ||
+        y0 > g->y0 + g->gh * g->cell)
+        return;
+    int u0, v0, u1, v1;
+    settle_cell(g, x0, y0, &u0, &v0);
+    settle_cell(g, x1, y1, &u1, &v1);
+    if (!g->line) {
+        g->lcount += (double)(u1 - u0 + 1) * (v1 - v0 + 1);
+        return;
+    }
+    for (int v = v0; v <= v1; v++)
+        for (int u = u0; u <= u1; u++) {
+            int32_t *h = &g->lhead[(size_t)v * g->gw + u];
+            g->line[g->lused] = l;
+            g->lnext[g->lused] = *h;
+            *h = (int32_t)g->lused++;
+        }
+}
+
 /* A ball placed (wider than r only, when `wider`) that a ball of radius r
- * at (x, y) would come closer to than the gap, or -1 when there is none;
- * adds the balls looked at to *checks. */
+ * at (x, y) would come closer to than the gap, or SETTLE_LINE for a line
+ * it would come closer to (not when `wider`), or -1 when there is none;
+ * adds the balls and lines looked at to *checks. */
 static int64_t settle_blocker(const settle_grid *g, const bp_world *w, double x, double y,
                               double r, int wider, double *checks)
 {
     int cx, cy;
     settle_cell(g, x, y, &cx, &cy);
+    if (!wider) {
+        float qx, qy, want = (float)(r * (1.0 + SETTLE_GAP));
+        for (int32_t s = g->lhead[(size_t)cy * g->gw + cx]; s >= 0; s = g->lnext[s]) {
+            uint32_t l = g->line[s];
+            *checks += 1.0;
+            if (bp_segment_closest((float)x, (float)y, w->lx1[l], w->ly1[l], w->lx2[l],
+                                   w->ly2[l], &qx, &qy) < want * want)
+                return SETTLE_LINE;
+        }
+    }
     for (int v = cy - 1; v <= cy + 1; v++) {
         if (v < 0 || v >= g->gh)
             continue;
@@ -160,7 +204,7 @@ static int settle_find(const settle_grid *g, const double *ring, int rings, bp_w
             *checks += 1.0;
             if (px < r || px > W - r || py < r || py > H - r)
                 continue;
-            if (settle_blocker(g, w, px, py, r, 0, checks) < 0) {
+            if (settle_blocker(g, w, px, py, r, 0, checks) == -1) {
                 w->x[i] = (float)px;
                 w->y[i] = (float)py;
                 return 1;
@@ -174,6 +218,16 @@ static int settle_find(const settle_grid *g, const double *ring, int rings, bp_w
 static int settle_near(const bp_world *w, uint32_t i, double x0, double y0, double x1, double y1)
 {
     return w->x[i] >= x0 && w->x[i] <= x1 && w->y[i] >= y0 && w->y[i] <= y1;
+}
+
+static void settle_free(settle_grid *g)
+{
+    free(g->head);
+    free(g->next);
+    free(g->ball);
+    free(g->lhead);
+    free(g->lnext);
+    free(g->line);
 }
 
 /* How far from its centre an older ball of radius r is put in cells (see
@@ -220,7 +274,8 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
      * widest older ball instead when that would take too many slots. */
     double gwid = x1 - x0 + 4.0 * rmax, ghgt = y1 - y0 + 4.0 * rmax, most = 4.0 * m + 1024.0;
     double slots = 0.0;
-    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, NULL, NULL, NULL, 0};
+    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, NULL, NULL, NULL, 0,
+                     NULL, NULL, NULL, 0, 0.0};
     for (int coarse = 0; coarse < 2; coarse++) {
         double rc = coarse ? rmax : rn;
         g.cell = 2.0 * rc * (1.0 + SETTLE_GAP);
@@ -248,16 +303,26 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     /* The balls with no room within SETTLE_NEAR rings wait (out of the
      * grid) for the wider search, after every other ball is placed. */
     uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
-    if (!g.head || !g.next || !g.ball || !ring || !late) {
-        free(g.head);
-        free(g.next);
-        free(g.ball);
+    /* The lines, listed in the cells within a new ball's gap of them: but
+     * for a scene of many long lines (then left out: the engine pushes a
+     * ball out of a line). */
+    double lspan = rn * (1.0 + SETTLE_GAP);
+    for (uint32_t l = 0; l < w->nlines; l++)
+        settle_put_line(&g, w, l, lspan);
+    uint32_t nlslot = g.lcount <= 4.0 * most ? (uint32_t)g.lcount : 0;
+    g.lhead = malloc(ncell * sizeof *g.lhead);
+    g.lnext = malloc(((size_t)nlslot + 1) * sizeof *g.lnext);
+    g.line = malloc(((size_t)nlslot + 1) * sizeof *g.line);
+    if (!g.head || !g.next || !g.ball || !ring || !late || !g.lhead || !g.lnext || !g.line) {
+        settle_free(&g);
         free(ring);
         free(late);
         return bp_fail(err, errlen, "out of memory to find room for %u new balls", n - first);
     }
     for (size_t c = 0; c < ncell; c++)
-        g.head[c] = -1;
+        g.head[c] = g.lhead[c] = -1;
+    for (uint32_t l = 0; nlslot && l < w->nlines; l++)
+        settle_put_line(&g, w, l, lspan);
     for (uint32_t i = 0; i < first; i++)
         if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
                         y1 + 2.0 * w->r[i]))
@@ -265,7 +330,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     double checks = 0.0, budget = SETTLE_CHECKS * (n - first);
     for (uint32_t i = first; i < n; i++) {
         if (checks < budget &&
-            settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) >= 0 &&
+            settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) != -1 &&
             !settle_find(&g, ring, SETTLE_NEAR, w, i, &checks)) {
             late[nlate++] = i;
             continue;
@@ -278,9 +343,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         settle_put(&g, w, late[k], 0.0);
     }
     free(late);
-    free(g.head);
-    free(g.next);
-    free(g.ball);
+    settle_free(&g);
     free(ring);
     return 0;
 }

@@ -2,6 +2,7 @@
  * move, so a dense swarm falls as the clump it was drawn as instead of
  * bursting apart on its overlaps (src/sim/settle.c). */
 #include "physics_common.h"
+#include "bp_physics.h"
 
 #include <math.h>
 
@@ -190,6 +191,42 @@ static int settle_out_of_a_big_ball(void)
     return 0;
 }
 
+/* The default swarm drawn across a slanted line: the balls the line cuts
+ * move off it (the engine would push them out of it into their
+ * neighbours, and those would burst: 261 px/s at most after a frame,
+ * measured), and the swarm leaves its first frame at what gravity gave
+ * it. */
+static int settle_keeps_off_lines(void)
+{
+    bp_world *w = swarm_world();
+    ENSURE(w);
+    ENSURE(bp_world_add_line(w, 400, 300, 900, 320, NULL, 0) == 0);
+    char err[256];
+    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    double worst = INFINITY;
+    for (uint32_t i = 0; i < w->count; i++) {
+        float qx, qy;
+        double d = sqrt(bp_segment_closest(w->x[i], w->y[i], 400, 300, 900, 320, &qx, &qy));
+        worst = fmin(worst, d / w->r[i] - 1.0);
+    }
+    printf("across a line: nearest ball %.4f radii clear of it\n", worst);
+    ENSURE(worst >= 0.05);
+    ENSURE(min_gap_from(w, 0) >= 0.05 * SWARM_R);
+    bp_stats st;
+    int rc = one_frame(w, &st);
+    if (rc == -1) {
+        bp_world_destroy(w);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(rc == 0);
+    printf("across a line: RMS %.2f px/s, largest %.2f after a frame\n", st.rms_speed,
+           st.max_speed);
+    double fall = w->params.gravity_y / w->params.fps;
+    ENSURE(st.max_speed < 1.01 * fall);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* More balls than the box holds: bp_world_settle stops (a budget of balls
  * looked at), leaves every ball in the box and finite, and the ones it
  * found no room for where they were. */
@@ -219,6 +256,7 @@ int main(int argc, char **argv)
         BP_TEST(settle_leaves_older_balls_alone),
         BP_TEST(settle_beside_a_big_ball),
         BP_TEST(settle_out_of_a_big_ball),
+        BP_TEST(settle_keeps_off_lines),
         BP_TEST(settle_gives_up_on_a_full_box),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
