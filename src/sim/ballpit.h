@@ -120,13 +120,12 @@ int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
 /// taken in id order, a ball closer than the resting contact's skin (0.06
 /// of the smaller radius) to a ball placed before it (an older ball, which
 /// never moves, or a new one) or to a line moves out of any wider ball it
-/// lies in, then
-/// to the nearest free spot inside the box on rings around there, up to 32
-/// radii away, or stays where it is when there is none (or after about 300
-/// looks a ball in all). Positions only, velocities as they were, so a
-/// dense swarm does not burst apart when it starts moving
-/// (src/sim/settle.c). Returns 0, or -1 with a reason in err (out of
-/// memory: the balls are then as they were).
+/// lies in, then to the nearest free spot inside the box on rings around
+/// there, up to 64 radii away; it stays where it is when there is none, or
+/// when the looks run out (300 a ball, at least 4 million in all).
+/// Positions only, velocities as they were, so a dense swarm does not
+/// burst apart when it starts moving (src/sim/settle.c). Returns 0, or -1
+/// with a reason in err (out of memory: the balls are then as they were).
 int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen);
 /// Adds a segment (zero length allowed: it acts as a point). Returns its
 /// index or -1 with a reason (non-finite, BP_MAX_LINES reached).

@@ -22,18 +22,22 @@
  * outside the resting spring's skin (BP_SKIN), within which the spring
  * would push them apart. */
 #define SETTLE_GAP (BP_SKIN + 0.01)
-/* The rings searched around a ball's spot: SETTLE_STEP radii apart, about
- * a radius between the points of a ring; out to SETTLE_NEAR of them (12
- * radii) for every ball first, then to SETTLE_RINGS (32 radii) for the
- * balls that found no room so near (a swarm drawn over a big ball). */
-#define SETTLE_STEP 0.5
-#define SETTLE_NEAR 24
-#define SETTLE_RINGS 64
-/* Balls and spots looked at per new ball, in all: past it the rest of the
- * balls stay where they were drawn, for the engine to push apart. A swarm
- * that fits its disc takes 40-60 a ball (10,000 balls in 12-16 ms); one
- * that cannot fit stops here, 0.5-0.7 s for 100,000 balls. */
+/* The spots tried around a ball, on rings (in radii of the ball): out to
+ * SETTLE_NEAR, rings half a radius apart with a spot about every radius
+ * along them, for every ball first; then, for the balls that found no
+ * room so near (a swarm drawn over an older one, as when pouring in one
+ * place), out to SETTLE_FAR, rings a radius apart with a spot every 1.5
+ * radii (a free spot that far is mostly in open space). */
+#define SETTLE_NEAR 12.0
+#define SETTLE_FAR 64.0
+/* Balls and spots looked at, in all: SETTLE_CHECKS a new ball, at least
+ * SETTLE_CHECKS_MIN. Past it the rest of the balls stay where they were
+ * drawn, for the engine to push apart. A swarm that fits its disc takes
+ * 40-60 a ball (10,000 balls in about 20 ms); a swarm of 200 poured onto
+ * the one before it up to 4 million (50-75 ms); one that cannot fit stops
+ * here, 0.6-0.7 s for 100,000 balls. */
 #define SETTLE_CHECKS 300.0
+#define SETTLE_CHECKS_MIN 4e6
 
 /* The balls placed so far, in cells of a linked list each, and the lines
  * near them the same way. */
@@ -148,39 +152,46 @@ static int64_t settle_blocker(const settle_grid *g, const bp_world *w, double x,
     return -1;
 }
 
-/* Points on ring k (about a radius apart). */
-static int settle_ring_pts(int k)
+/* Walks the spots on the rings, nearest first, writing (distance in
+ * radii, direction x, direction y) for each to out when it is not NULL;
+ * each ring starts a golden angle further round than the one before.
+ * Returns how many there are; *near_ how many lie within SETTLE_NEAR. */
+static int settle_ring_walk(double *out, int *near_)
 {
-    return (int)ceil(6.283185307179586 * k * SETTLE_STEP);
+    int count = 0, k = 0;
+    for (double rho = 0.5; rho <= SETTLE_FAR; rho += rho < SETTLE_NEAR ? 0.5 : 1.0, k++) {
+        int pts = (int)ceil(6.283185307179586 * rho / (rho <= SETTLE_NEAR ? 1.0 : 1.5));
+        for (int q = 0; q < pts; q++, count++)
+            if (out) {
+                double a = (k + 1) * 2.399963229728653 + 6.283185307179586 * q / pts;
+                out[3 * count] = rho;
+                out[3 * count + 1] = cos(a);
+                out[3 * count + 2] = sin(a);
+            }
+        if (rho <= SETTLE_NEAR)
+            *near_ = count;
+    }
+    return count;
 }
 
-/* The directions of the rings' points, ring after ring (x, y pairs); each
- * ring starts a golden angle further round than the one before. Returns
- * NULL when out of memory. */
-static double *settle_rings(void)
+/* The ring spots (settle_ring_walk) in a new array, or NULL when out of
+ * memory. */
+static double *settle_rings(int *near_, int *all)
 {
-    int total = 0;
-    for (int k = 1; k <= SETTLE_RINGS; k++)
-        total += settle_ring_pts(k);
-    double *ring = malloc((size_t)total * 2 * sizeof *ring), *p = ring;
-    if (!ring)
-        return NULL;
-    for (int k = 1; k <= SETTLE_RINGS; k++)
-        for (int q = 0; q < settle_ring_pts(k); q++, p += 2) {
-            double a = k * 2.399963229728653 + 6.283185307179586 * q / settle_ring_pts(k);
-            p[0] = cos(a);
-            p[1] = sin(a);
-        }
+    *all = settle_ring_walk(NULL, near_);
+    double *ring = malloc((size_t)*all * 3 * sizeof *ring);
+    if (ring)
+        settle_ring_walk(ring, near_);
     return ring;
 }
 
 /* Moves ball i to a free spot near it, inside the box: first out of the
  * wider balls it lies in (to the edge of each, along the line from its
  * centre: a spot deep inside a big ball is far from any free one), then
- * the nearest free spot on the first `rings` rings around there. Returns
- * whether it found one (if not, the ball stays where it is). Counts the
- * spots tried in *checks, with the balls looked at. */
-static int settle_find(const settle_grid *g, const double *ring, int rings, bp_world *w,
+ * the nearest free one of the first `spots` spots of the rings around
+ * there. Returns whether it found one (if not, the ball stays where it
+ * is). Counts the spots tried in *checks, with the balls looked at. */
+static int settle_find(const settle_grid *g, const double *ring, int spots, bp_world *w,
                        uint32_t i, double *checks)
 {
     double r = w->r[i], x = w->x[i], y = w->y[i];
@@ -196,19 +207,16 @@ static int settle_find(const settle_grid *g, const double *ring, int rings, bp_w
         x = fmin(fmax(x, r), W - r);
         y = fmin(fmax(y, r), H - r);
     }
-    for (int k = 0; k <= rings; k++) {
-        double rho = k * SETTLE_STEP * r;
-        int pts = k ? settle_ring_pts(k) : 1;
-        for (int q = 0; q < pts; q++, ring += k ? 2 : 0) {
-            double px = k ? x + rho * ring[0] : x, py = k ? y + rho * ring[1] : y;
-            *checks += 1.0;
-            if (px < r || px > W - r || py < r || py > H - r)
-                continue;
-            if (settle_blocker(g, w, px, py, r, 0, checks) == -1) {
-                w->x[i] = (float)px;
-                w->y[i] = (float)py;
-                return 1;
-            }
+    for (int q = -1; q < spots; q++) { /* -1: where the hops left it */
+        double px = q < 0 ? x : x + ring[3 * q] * r * ring[3 * q + 1];
+        double py = q < 0 ? y : y + ring[3 * q] * r * ring[3 * q + 2];
+        *checks += 1.0;
+        if (px < r || px > W - r || py < r || py > H - r)
+            continue;
+        if (settle_blocker(g, w, px, py, r, 0, checks) == -1) {
+            w->x[i] = (float)px;
+            w->y[i] = (float)py;
+            return 1;
         }
     }
     return 0;
@@ -251,7 +259,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         y1 = fmax(y1, w->y[i]);
         rn = fmax(rn, w->r[i]);
     }
-    double reach = (SETTLE_RINGS * SETTLE_STEP + 2.0) * rn;
+    double reach = (SETTLE_FAR + 2.0) * rn;
     x0 -= reach;
     y0 -= reach;
     x1 += reach;
@@ -299,9 +307,10 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     g.head = malloc(ncell * sizeof *g.head);
     g.next = slots < 2e9 ? malloc((size_t)slots * sizeof *g.next) : NULL;
     g.ball = slots < 2e9 ? malloc((size_t)slots * sizeof *g.ball) : NULL;
-    double *ring = settle_rings();
-    /* The balls with no room within SETTLE_NEAR rings wait (out of the
-     * grid) for the wider search, after every other ball is placed. */
+    int near_spots = 0, all_spots = 0;
+    double *ring = settle_rings(&near_spots, &all_spots);
+    /* The balls with no room within SETTLE_NEAR wait (out of the grid)
+     * for the wider search, after every other ball is placed. */
     uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
     /* The lines, listed in the cells within a new ball's gap of them: but
      * for a scene of many long lines (then left out: the engine pushes a
@@ -327,11 +336,11 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
                         y1 + 2.0 * w->r[i]))
             settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
-    double checks = 0.0, budget = SETTLE_CHECKS * (n - first);
+    double checks = 0.0, budget = fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN);
     for (uint32_t i = first; i < n; i++) {
         if (checks < budget &&
             settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) != -1 &&
-            !settle_find(&g, ring, SETTLE_NEAR, w, i, &checks)) {
+            !settle_find(&g, ring, near_spots, w, i, &checks)) {
             late[nlate++] = i;
             continue;
         }
@@ -339,7 +348,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     }
     for (uint32_t k = 0; k < nlate; k++) {
         if (checks < budget)
-            settle_find(&g, ring, SETTLE_RINGS, w, late[k], &checks);
+            settle_find(&g, ring, all_spots, w, late[k], &checks);
         settle_put(&g, w, late[k], 0.0);
     }
     free(late);

@@ -227,6 +227,44 @@ static int settle_keeps_off_lines(void)
     return 0;
 }
 
+/* Pouring in one place (the sandbox's right-hold: a swarm every 0.25 s
+ * where the last one was, 26 px lower by then): five swarms of 200 balls
+ * of radius 4 above a floor line, 8 frames apart. Each finds room for
+ * every ball around the ones before it (with 300 looks a ball and rings
+ * out to 32 radii, the second swarm left 129 of its balls overlapping,
+ * and each later one 150-183). */
+static int poured_swarms_find_room(void)
+{
+    bp_params p = bp_params_default();
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    ENSURE(bp_world_add_line(w, 100, 650, 1180, 650, NULL, 0) == 0);
+    bp_engine *e = NULL;
+    char err[256];
+    for (int k = 0; k < 5; k++) {
+        uint32_t first = w->count;
+        ENSURE(bp_world_add_swarm(w, 98.5f, 600, SWARM_N, SWARM_R, SWARM_SPREAD, 0, 0,
+                                  (uint64_t)k + 1, NULL, 0) == SWARM_N);
+        ENSURE(bp_world_settle(w, first, err, sizeof err) == 0);
+        double gap = min_gap_from(w, first);
+        printf("poured swarm %d: smallest gap of a new ball %.4f px\n", k + 1, gap);
+        ENSURE(gap >= 0.05 * SWARM_R);
+        if (!e) {
+            e = test_engine(w, 0);
+            if (!e) {
+                bp_world_destroy(w);
+                return BP_TEST_SKIP;
+            }
+        } else {
+            ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+        }
+        ENSURE(test_step(e, w, 8 * 30) == 0);
+    }
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* More balls than the box holds: bp_world_settle stops (a budget of balls
  * looked at), leaves every ball in the box and finite, and the ones it
  * found no room for where they were. */
@@ -257,6 +295,7 @@ int main(int argc, char **argv)
         BP_TEST(settle_beside_a_big_ball),
         BP_TEST(settle_out_of_a_big_ball),
         BP_TEST(settle_keeps_off_lines),
+        BP_TEST(poured_swarms_find_room),
         BP_TEST(settle_gives_up_on_a_full_box),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
