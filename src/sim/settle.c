@@ -39,18 +39,22 @@
 #define SETTLE_CHECKS 300.0
 #define SETTLE_CHECKS_MIN 4e6
 
-/* The balls placed so far, in cells of a linked list each, and the lines
- * near them the same way. */
+/* Balls or lines listed in the cells they reach, a linked list a cell.
+ * Before its arrays exist (item NULL) a list only counts the slots that
+ * its entries would take. */
+typedef struct settle_list {
+    int32_t *head;  /* per cell: the slot put in last, or -1 */
+    int32_t *next;  /* per slot: the slot put in before it in its cell, or -1 */
+    uint32_t *item; /* per slot: the ball or line */
+    uint32_t used;
+    double count;   /* slots counted while item is NULL */
+} settle_list;
+
+/* The balls placed so far and the lines near them, in one grid of cells. */
 typedef struct settle_grid {
     double x0, y0, cell;
     int gw, gh;
-    int32_t *head;  /* per cell: the slot put in last, or -1 */
-    int32_t *next;  /* per slot: the slot put in before it in its cell, or -1 */
-    uint32_t *ball; /* per slot */
-    uint32_t used;
-    int32_t *lhead, *lnext; /* the same for lines */
-    uint32_t *line, lused;
-    double lcount;          /* line slots counted before there are lists */
+    settle_list balls, lines;
 } settle_grid;
 
 /* settle_blocker's answer for a spot too close to a line. */
@@ -71,26 +75,59 @@ static void settle_span(const settle_grid *g, const bp_world *w, uint32_t i, dou
     settle_cell(g, w->x[i] + span, w->y[i] + span, u1, v1);
 }
 
-/* Ball i put in every cell within span of its centre: a ball wider than
- * the cells (an older one, larger than the new balls) is found from any
- * spot that must keep clear of it, so the cells can stay as small as the
- * new balls need. */
+/* Entry k put in L's lists of cells u0..u1 by v0..v1 of g, or only
+ * counted there while L has no arrays. */
+static void settle_list_add(settle_list *L, const settle_grid *g, int u0, int v0, int u1, int v1,
+                            uint32_t k)
+{
+    if (!L->item) {
+        L->count += (double)(u1 - u0 + 1) * (v1 - v0 + 1);
+        return;
+    }
+    for (int v = v0; v <= v1; v++)
+        for (int u = u0; u <= u1; u++) {
+            int32_t *h = &L->head[(size_t)v * g->gw + u];
+            L->item[L->used] = k;
+            L->next[L->used] = *h;
+            *h = (int32_t)L->used++;
+        }
+}
+
+/* Arrays for L: head for ncell cells (all empty), slots for what it
+ * counted. Returns 0, or -1 when out of memory. */
+static int settle_list_alloc(settle_list *L, size_t ncell, double slots)
+{
+    L->head = malloc(ncell * sizeof *L->head);
+    L->next = slots < 2e9 ? malloc(((size_t)slots + 1) * sizeof *L->next) : NULL;
+    L->item = slots < 2e9 ? malloc(((size_t)slots + 1) * sizeof *L->item) : NULL;
+    if (!L->head || !L->next || !L->item)
+        return -1;
+    for (size_t c = 0; c < ncell; c++)
+        L->head[c] = -1;
+    return 0;
+}
+
+static void settle_list_free(settle_list *L)
+{
+    free(L->head);
+    free(L->next);
+    free(L->item);
+}
+
+/* Ball i put in every cell within span of its centre (or counted there):
+ * a ball wider than the cells (an older one, larger than the new balls)
+ * is found from any spot that must keep clear of it, so the cells can
+ * stay as small as the new balls need. */
 static void settle_put(settle_grid *g, const bp_world *w, uint32_t i, double span)
 {
     int u0, v0, u1, v1;
     settle_span(g, w, i, span, &u0, &v0, &u1, &v1);
-    for (int v = v0; v <= v1; v++)
-        for (int u = u0; u <= u1; u++) {
-            int32_t *h = &g->head[(size_t)v * g->gw + u];
-            g->ball[g->used] = i;
-            g->next[g->used] = *h;
-            *h = (int32_t)g->used++;
-        }
+    settle_list_add(&g->balls, g, u0, v0, u1, v1, i);
 }
 
 /* Line l put in every cell of its box grown by span (a spot closer to it
- * than span lies in one of them), or, with no lists yet, only counted.
- * Lines whose grown box misses the grid are left out. */
+ * than span lies in one of them), or counted there. Lines whose grown box
+ * misses the grid are left out. */
 static void settle_put_line(settle_grid *g, const bp_world *w, uint32_t l, double span)
 {
     double x0 = fmin(w->lx1[l], w->lx2[l]) - span, y0 = fmin(w->ly1[l], w->ly2[l]) - span;
@@ -101,17 +138,7 @@ static void settle_put_line(settle_grid *g, const bp_world *w, uint32_t l, doubl
     int u0, v0, u1, v1;
     settle_cell(g, x0, y0, &u0, &v0);
     settle_cell(g, x1, y1, &u1, &v1);
-    if (!g->line) {
-        g->lcount += (double)(u1 - u0 + 1) * (v1 - v0 + 1);
-        return;
-    }
-    for (int v = v0; v <= v1; v++)
-        for (int u = u0; u <= u1; u++) {
-            int32_t *h = &g->lhead[(size_t)v * g->gw + u];
-            g->line[g->lused] = l;
-            g->lnext[g->lused] = *h;
-            *h = (int32_t)g->lused++;
-        }
+    settle_list_add(&g->lines, g, u0, v0, u1, v1, l);
 }
 
 /* A ball placed (wider than r only, when `wider`) that a ball of radius r
@@ -125,8 +152,9 @@ static int64_t settle_blocker(const settle_grid *g, const bp_world *w, double x,
     settle_cell(g, x, y, &cx, &cy);
     if (!wider) {
         float qx, qy, want = (float)(r * (1.0 + SETTLE_GAP));
-        for (int32_t s = g->lhead[(size_t)cy * g->gw + cx]; s >= 0; s = g->lnext[s]) {
-            uint32_t l = g->line[s];
+        const settle_list *L = &g->lines;
+        for (int32_t s = L->head[(size_t)cy * g->gw + cx]; s >= 0; s = L->next[s]) {
+            uint32_t l = L->item[s];
             *checks += 1.0;
             if (bp_segment_closest((float)x, (float)y, w->lx1[l], w->ly1[l], w->lx2[l],
                                    w->ly2[l], &qx, &qy) < want * want)
@@ -139,8 +167,9 @@ static int64_t settle_blocker(const settle_grid *g, const bp_world *w, double x,
         for (int u = cx - 1; u <= cx + 1; u++) {
             if (u < 0 || u >= g->gw)
                 continue;
-            for (int32_t s = g->head[(size_t)v * g->gw + u]; s >= 0; s = g->next[s]) {
-                uint32_t j = g->ball[s];
+            const settle_list *B = &g->balls;
+            for (int32_t s = B->head[(size_t)v * g->gw + u]; s >= 0; s = B->next[s]) {
+                uint32_t j = B->item[s];
                 double want = r + w->r[j] + SETTLE_GAP * fmin(r, w->r[j]);
                 double dx = w->x[j] - x, dy = w->y[j] - y;
                 *checks += 1.0;
@@ -222,20 +251,12 @@ static int settle_find(const settle_grid *g, const double *ring, int spots, bp_w
     return 0;
 }
 
-/* Whether ball i's centre lies in the box (x0, y0)-(x1, y1). */
+/* Whether older ball i can reach into the box (x0, y0)-(x1, y1): its
+ * centre within twice its radius of it. */
 static int settle_near(const bp_world *w, uint32_t i, double x0, double y0, double x1, double y1)
 {
-    return w->x[i] >= x0 && w->x[i] <= x1 && w->y[i] >= y0 && w->y[i] <= y1;
-}
-
-static void settle_free(settle_grid *g)
-{
-    free(g->head);
-    free(g->next);
-    free(g->ball);
-    free(g->lhead);
-    free(g->lnext);
-    free(g->line);
+    double m = 2.0 * w->r[i];
+    return w->x[i] >= x0 - m && w->x[i] <= x1 + m && w->y[i] >= y0 - m && w->y[i] <= y1 + m;
 }
 
 /* How far from its centre an older ball of radius r is put in cells (see
@@ -271,8 +292,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     uint32_t m = n - first;
     double rmax = rn;
     for (uint32_t i = 0; i < first; i++)
-        if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
-                        y1 + 2.0 * w->r[i])) {
+        if (settle_near(w, i, x0, y0, x1, y1)) {
             rmax = fmax(rmax, w->r[i]);
             m++;
         }
@@ -281,9 +301,7 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
      * in every cell they reach), no more than about 4 a ball; cells of the
      * widest older ball instead when that would take too many slots. */
     double gwid = x1 - x0 + 4.0 * rmax, ghgt = y1 - y0 + 4.0 * rmax, most = 4.0 * m + 1024.0;
-    double slots = 0.0;
-    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, NULL, NULL, NULL, 0,
-                     NULL, NULL, NULL, 0, 0.0};
+    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, {0}, {0}};
     for (int coarse = 0; coarse < 2; coarse++) {
         double rc = coarse ? rmax : rn;
         g.cell = 2.0 * rc * (1.0 + SETTLE_GAP);
@@ -291,22 +309,15 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
             g.cell = sqrt(gwid * ghgt / most);
         g.gw = (int)ceil(gwid / g.cell) + 1;
         g.gh = (int)ceil(ghgt / g.cell) + 1;
-        slots = n - first;
+        g.balls.count = n - first; /* the new balls, a slot each */
         for (uint32_t i = 0; i < first; i++)
-            if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
-                            y1 + 2.0 * w->r[i])) {
-                int u0, v0, u1, v1;
-                settle_span(&g, w, i, settle_reach_of(w->r[i], rc), &u0, &v0, &u1, &v1);
-                slots += (double)(u1 - u0 + 1) * (v1 - v0 + 1);
-            }
-        if (slots <= 4.0 * most)
+            if (settle_near(w, i, x0, y0, x1, y1))
+                settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
+        if (g.balls.count <= 4.0 * most)
             break;
     }
     double rc = g.cell >= 2.0 * rmax * (1.0 + SETTLE_GAP) ? rmax : rn;
     size_t ncell = (size_t)g.gw * (size_t)g.gh;
-    g.head = malloc(ncell * sizeof *g.head);
-    g.next = slots < 2e9 ? malloc((size_t)slots * sizeof *g.next) : NULL;
-    g.ball = slots < 2e9 ? malloc((size_t)slots * sizeof *g.ball) : NULL;
     int near_spots = 0, all_spots = 0;
     double *ring = settle_rings(&near_spots, &all_spots);
     /* The balls with no room within SETTLE_NEAR wait (out of the grid)
@@ -318,23 +329,19 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     double lspan = rn * (1.0 + SETTLE_GAP);
     for (uint32_t l = 0; l < w->nlines; l++)
         settle_put_line(&g, w, l, lspan);
-    uint32_t nlslot = g.lcount <= 4.0 * most ? (uint32_t)g.lcount : 0;
-    g.lhead = malloc(ncell * sizeof *g.lhead);
-    g.lnext = malloc(((size_t)nlslot + 1) * sizeof *g.lnext);
-    g.line = malloc(((size_t)nlslot + 1) * sizeof *g.line);
-    if (!g.head || !g.next || !g.ball || !ring || !late || !g.lhead || !g.lnext || !g.line) {
-        settle_free(&g);
+    int with_lines = g.lines.count <= 4.0 * most;
+    if (settle_list_alloc(&g.balls, ncell, g.balls.count) ||
+        settle_list_alloc(&g.lines, ncell, with_lines ? g.lines.count : 0.0) || !ring || !late) {
+        settle_list_free(&g.balls);
+        settle_list_free(&g.lines);
         free(ring);
         free(late);
         return bp_fail(err, errlen, "out of memory to find room for %u new balls", n - first);
     }
-    for (size_t c = 0; c < ncell; c++)
-        g.head[c] = g.lhead[c] = -1;
-    for (uint32_t l = 0; nlslot && l < w->nlines; l++)
+    for (uint32_t l = 0; with_lines && l < w->nlines; l++)
         settle_put_line(&g, w, l, lspan);
     for (uint32_t i = 0; i < first; i++)
-        if (settle_near(w, i, x0 - 2.0 * w->r[i], y0 - 2.0 * w->r[i], x1 + 2.0 * w->r[i],
-                        y1 + 2.0 * w->r[i]))
+        if (settle_near(w, i, x0, y0, x1, y1))
             settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
     double checks = 0.0, budget = fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN);
     for (uint32_t i = first; i < n; i++) {
@@ -352,7 +359,8 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         settle_put(&g, w, late[k], 0.0);
     }
     free(late);
-    settle_free(&g);
+    settle_list_free(&g.balls);
+    settle_list_free(&g.lines);
     free(ring);
     return 0;
 }
