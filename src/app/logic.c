@@ -285,9 +285,20 @@ static int apply(bp_logic *L, bp_cmd *c)
         else if ((uint32_t)got < c->u)
             say(L, "swarm clipped to %lld balls: %s", (long long)got,
                 err[0] ? err : "ball limit reached");
-        /* Room for each new ball, so the swarm does not burst apart. */
-        if (got > 0 && bp_world_settle(L->w, L->w->count - (uint32_t)got, err, sizeof err))
-            say(L, "swarm left as drawn: %s", err);
+        /* Room for each new ball, so the swarm does not burst apart; the
+         * balls with none are not added (they would burst it, energy from
+         * nothing). */
+        if (got > 0) {
+            int64_t crowded = bp_world_settle(L->w, L->w->count - (uint32_t)got, 1, err,
+                                              sizeof err);
+            if (crowded < 0)
+                say(L, "swarm left as drawn: %s", err);
+            else if (crowded == got)
+                say(L, "no room for the swarm there: no balls added");
+            else if (crowded > 0)
+                say(L, "room for %lld of the swarm's %lld balls: the rest not added",
+                    (long long)(got - crowded), (long long)got);
+        }
         return got > 0;
     }
     case BP_CMD_CLEAR_BALLS:

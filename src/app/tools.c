@@ -85,8 +85,9 @@ void bp_tools_swarm_disc(const bp_tools *t, uint32_t n, float x, float y, float 
 {
     /* Inside the box: the balls of a disc that crosses a wall would all be
      * put on the wall, in a row, where bp_world_settle finds no room for
-     * them, and they burst apart. A disc wider than the box is narrowed
-     * to it (denser: the settling may then leave some overlaps). */
+     * them (and they would not be added). A disc wider than the box is
+     * narrowed to it (denser: the balls it finds no room for are left
+     * out). */
     float s = bp_swarm_spread(n, t->radius);
     float most = 0.5f * (t->world_w < t->world_h ? t->world_w : t->world_h) - t->radius;
     s = s < most ? s : most > 0.0f ? most : 0.0f;

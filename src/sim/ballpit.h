@@ -124,9 +124,12 @@ int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
 /// there, up to 64 radii away; it stays where it is when there is none, or
 /// when the looks run out (300 a ball, at least 4 million in all).
 /// Positions only, velocities as they were, so a dense swarm does not
-/// burst apart when it starts moving (src/sim/settle.c). Returns 0, or -1
-/// with a reason in err (out of memory: the balls are then as they were).
-int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen);
+/// burst apart when it starts moving (src/sim/settle.c). With drop set, the
+/// new balls left without room are taken out of the world (the others keep
+/// their order) instead of left overlapping. Returns how many new balls
+/// had no room (taken out when dropping), or -1 with a reason in err (out
+/// of memory: the balls are then as they were).
+int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t errlen);
 /// Adds a segment (zero length allowed: it acts as a point). Returns its
 /// index or -1 with a reason (non-finite, BP_MAX_LINES reached).
 int64_t bp_world_add_line(bp_world *w, float x1, float y1, float x2, float y2,

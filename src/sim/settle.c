@@ -32,7 +32,8 @@
 #define SETTLE_FAR 64.0
 /* Balls and spots looked at, in all: SETTLE_CHECKS a new ball, at least
  * SETTLE_CHECKS_MIN. Past it the rest of the balls stay where they were
- * drawn, for the engine to push apart. A swarm that fits its disc takes
+ * drawn (those overlapping one already placed have no room: the engine
+ * pushes them apart, or they are dropped). A swarm that fits its disc takes
  * 40-60 a ball (10,000 balls in about 20 ms); a swarm of 200 poured onto
  * the one before it up to 4 million (50-75 ms); one that cannot fit stops
  * here, 0.6-0.7 s for 100,000 balls. */
@@ -266,7 +267,7 @@ static double settle_reach_of(double r, double rn)
     return r > rn ? r + rn * (1.0 + SETTLE_GAP) : 0.0;
 }
 
-int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
+int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t errlen)
 {
     uint32_t n = w->count;
     if (first >= n)
@@ -323,6 +324,9 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     /* The balls with no room within SETTLE_NEAR wait (out of the grid)
      * for the wider search, after every other ball is placed. */
     uint32_t *late = malloc((size_t)(n - first) * sizeof *late), nlate = 0;
+    /* Per new ball: whether it has room (where it ends up, it keeps the
+     * gap from every ball placed and every line). */
+    uint8_t *roomy = malloc(n - first);
     /* The lines, listed in the cells within a new ball's gap of them: but
      * for a scene of many long lines (then left out: the engine pushes a
      * ball out of a line). */
@@ -331,11 +335,13 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
         settle_put_line(&g, w, l, lspan);
     int with_lines = g.lines.count <= 4.0 * most;
     if (settle_list_alloc(&g.balls, ncell, g.balls.count) ||
-        settle_list_alloc(&g.lines, ncell, with_lines ? g.lines.count : 0.0) || !ring || !late) {
+        settle_list_alloc(&g.lines, ncell, with_lines ? g.lines.count : 0.0) || !ring || !late ||
+        !roomy) {
         settle_list_free(&g.balls);
         settle_list_free(&g.lines);
         free(ring);
         free(late);
+        free(roomy);
         return bp_fail(err, errlen, "out of memory to find room for %u new balls", n - first);
     }
     for (uint32_t l = 0; with_lines && l < w->nlines; l++)
@@ -343,24 +349,60 @@ int bp_world_settle(bp_world *w, uint32_t first, char *err, size_t errlen)
     for (uint32_t i = 0; i < first; i++)
         if (settle_near(w, i, x0, y0, x1, y1))
             settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
-    double checks = 0.0, budget = fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN);
+    /* Past the budget a ball is only checked where it is (a look at its
+     * own cells, which the budget does not count). */
+    double checks = 0.0, spare = 0.0, budget = fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN);
     for (uint32_t i = first; i < n; i++) {
-        if (checks < budget &&
-            settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) != -1 &&
-            !settle_find(&g, ring, near_spots, w, i, &checks)) {
-            late[nlate++] = i;
-            continue;
+        int free_here;
+        if (checks < budget) {
+            free_here = settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) == -1;
+            if (!free_here && !settle_find(&g, ring, near_spots, w, i, &checks)) {
+                late[nlate++] = i;
+                continue;
+            }
+            free_here = 1;
+        } else {
+            free_here = settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &spare) == -1;
         }
-        settle_put(&g, w, i, 0.0);
+        roomy[i - first] = (uint8_t)free_here;
+        if (free_here || !drop)
+            settle_put(&g, w, i, 0.0);
     }
     for (uint32_t k = 0; k < nlate; k++) {
-        if (checks < budget)
-            settle_find(&g, ring, all_spots, w, late[k], &checks);
-        settle_put(&g, w, late[k], 0.0);
+        uint32_t i = late[k];
+        roomy[i - first] = (uint8_t)(checks < budget
+                                         ? settle_find(&g, ring, all_spots, w, i, &checks)
+                                         : settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0,
+                                                          &spare) == -1);
+        if (roomy[i - first] || !drop)
+            settle_put(&g, w, i, 0.0);
     }
+    /* The balls without room: counted, and when dropping, taken out (the
+     * rest keep their order). */
+    uint32_t kept = first;
+    for (uint32_t i = first; i < n; i++) {
+        if (!roomy[i - first] && drop)
+            continue;
+        w->x[kept] = w->x[i];
+        w->y[kept] = w->y[i];
+        w->vx[kept] = w->vx[i];
+        w->vy[kept] = w->vy[i];
+        w->r[kept] = w->r[i];
+        w->m[kept] = w->m[i];
+        w->contacts[kept] = w->contacts[i];
+        kept++;
+    }
+    int64_t crowded = 0;
+    for (uint32_t i = first; i < n; i++)
+        crowded += !roomy[i - first];
+    if (kept < n) {
+        w->count = kept;
+        w->balls_version++;
+    }
+    free(roomy);
     free(late);
     settle_list_free(&g.balls);
     settle_list_free(&g.lines);
     free(ring);
-    return 0;
+    return crowded;
 }

@@ -204,10 +204,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_refusal(got, err, w);
             if (got != (int64_t)n)
                 fail("a small legal swarm was not added whole", w, 0);
-            /* as the sandbox spawns it: room for each ball first */
-            if (rd_u8(r) & 1) {
-                if (bp_world_settle(w, w->count - n, err, sizeof err) != 0)
+            /* room for each ball first; with bit 2 the balls without room
+             * taken out, as the sandbox spawns */
+            uint8_t how = rd_u8(r);
+            if (how & 1) {
+                uint32_t before = w->count - n;
+                int64_t crowded = bp_world_settle(w, before, (how & 2) != 0, err, sizeof err);
+                if (crowded < 0 || crowded > (int64_t)n)
                     fail("bp_world_settle failed", w, 0);
+                uint32_t left = (how & 2) ? n - (uint32_t)crowded : n;
+                if (w->count != before + left)
+                    fail("bp_world_settle dropped the wrong number of balls", w, 0);
                 check_state(w);
             }
             break;

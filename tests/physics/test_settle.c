@@ -79,7 +79,7 @@ static int settled_swarm_falls_as_a_clump(void)
     for (uint32_t i = 0; i < w->count; i++)
         spread0 += hypot(w->x[i] - 640.0, w->y[i] - 300.0);
     char err[256];
-    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(w, 0, 0, err, sizeof err) == 0);
     double gap = min_gap_from(w, 0);
     printf("settled: smallest gap %.4f px (%.4f radii)\n", gap, gap / SWARM_R);
     ENSURE(gap >= 0.05 * SWARM_R); /* outside the resting spring's skin */
@@ -129,8 +129,8 @@ static int settle_leaves_older_balls_alone(void)
     bp_world *before = bp_world_clone(w);
     ENSURE(before);
     char err[256];
-    ENSURE(bp_world_settle(w, old, err, sizeof err) == 0);
-    ENSURE(bp_world_settle(again, old, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(w, old, 0, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(again, old, 0, err, sizeof err) == 0);
     ENSURE(memcmp(w->x, before->x, old * sizeof *w->x) == 0);
     ENSURE(memcmp(w->y, before->y, old * sizeof *w->y) == 0);
     ENSURE(memcmp(w->x, again->x, w->count * sizeof *w->x) == 0);
@@ -161,7 +161,7 @@ static int settle_beside_a_big_ball(void)
                               0, 0, 4, NULL, 0) == 500);
     ENSURE(min_gap_from(w, 1) < -8.0); /* some drawn well inside the big ball */
     char err[256];
-    ENSURE(bp_world_settle(w, 1, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(w, 1, 0, err, sizeof err) == 0);
     ENSURE(w->x[0] == 640.0f && w->y[0] == 500.0f);
     double gap = min_gap_from(w, 1);
     printf("beside a big ball: smallest gap of a new ball %.4f px\n", gap);
@@ -183,7 +183,7 @@ static int settle_out_of_a_big_ball(void)
     ENSURE(bp_world_add_swarm(w, 640, 400, 30, 1.0f, 1.0f * (1.6f * sqrtf(30.0f) + 1.0f), 0, 0,
                               5, NULL, 0) == 30);
     char err[256];
-    ENSURE(bp_world_settle(w, 1, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(w, 1, 0, err, sizeof err) == 0);
     double gap = min_gap_from(w, 1);
     printf("out of a big ball: smallest gap of a new ball %.4f px\n", gap);
     ENSURE(gap >= 0.05 * 1.0);
@@ -202,7 +202,7 @@ static int settle_keeps_off_lines(void)
     ENSURE(w);
     ENSURE(bp_world_add_line(w, 400, 300, 900, 320, NULL, 0) == 0);
     char err[256];
-    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    ENSURE(bp_world_settle(w, 0, 0, err, sizeof err) == 0);
     double worst = INFINITY;
     for (uint32_t i = 0; i < w->count; i++) {
         float qx, qy;
@@ -245,7 +245,7 @@ static int poured_swarms_find_room(void)
         uint32_t first = w->count;
         ENSURE(bp_world_add_swarm(w, 98.5f, 600, SWARM_N, SWARM_R, SWARM_SPREAD, 0, 0,
                                   (uint64_t)k + 1, NULL, 0) == SWARM_N);
-        ENSURE(bp_world_settle(w, first, err, sizeof err) == 0);
+        ENSURE(bp_world_settle(w, first, 0, err, sizeof err) == 0);
         double gap = min_gap_from(w, first);
         printf("poured swarm %d: smallest gap of a new ball %.4f px\n", k + 1, gap);
         ENSURE(gap >= 0.05 * SWARM_R);
@@ -265,24 +265,77 @@ static int poured_swarms_find_room(void)
     return 0;
 }
 
-/* More balls than the box holds: bp_world_settle stops (a budget of balls
- * looked at), leaves every ball in the box and finite, and the ones it
- * found no room for where they were. */
-static int settle_gives_up_on_a_full_box(void)
+/* An empty box of 200 x 200 px, gravity as by default. */
+static bp_world *box_200(void)
 {
     bp_params p = bp_params_default();
     p.width = 200;
     p.height = 200;
-    bp_world *w = bp_world_create(&p);
+    return bp_world_create(&p);
+}
+
+/* More balls than the box holds: bp_world_settle stops (a budget of balls
+ * looked at), leaves every ball in the box and finite, and the ones it
+ * found no room for where they were, and says how many those are. */
+static int settle_gives_up_on_a_full_box(void)
+{
+    bp_world *w = box_200();
     ENSURE(w);
     /* 1,000 balls of radius 4: 50,000 px^2 of discs in a 40,000 px^2 box */
     ENSURE(bp_world_add_swarm(w, 100, 100, 1000, 4.0f, 100, 0, 0, 3, NULL, 0) == 1000);
     char err[256];
-    ENSURE(bp_world_settle(w, 0, err, sizeof err) == 0);
+    int64_t crowded = bp_world_settle(w, 0, 0, err, sizeof err);
+    printf("no room for %lld of 1000\n", (long long)crowded);
+    ENSURE(crowded > 0 && crowded < 1000);
     bp_stats st;
     bp_world_measure(w, &st);
     ENSURE(st.escaped == 0 && st.nonfinite == 0 && w->count == 1000);
     ENSURE(st.max_overlap > 0.5); /* no room: overlaps left for the engine */
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* Dropping (as the sandbox spawns): in the same full box, after an older
+ * ball in a corner, 1,000 balls each tagged by its velocity (ball k moves
+ * at k / 2,000 px/s). The balls without room are taken out and the rest
+ * keep their order (the tags still rise); as many are left as were said to
+ * have room; no two are closer than the gap; the older ball is as it was;
+ * stepped, nothing bursts (after a frame no ball is faster than gravity's
+ * 27.3 px/s and its tag). */
+static int settle_drops_what_has_no_room(void)
+{
+    bp_world *w = box_200();
+    ENSURE(w);
+    ENSURE(bp_world_add_ball(w, 10, 10, 3, -2, 6, 0, NULL, 0) == 0);
+    uint64_t seed = 12345;
+    for (uint32_t k = 0; k < 1000; k++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        float x = 4.0f + 192.0f * (float)(seed >> 40) / 16777216.0f;
+        float y = 4.0f + 192.0f * (float)((seed >> 16) & 0xffffff) / 16777216.0f;
+        ENSURE(bp_world_add_ball(w, x, y, k / 2000.0f, 0, 4, 0, NULL, 0) == k + 1);
+    }
+    char err[256];
+    int64_t crowded = bp_world_settle(w, 1, 1, err, sizeof err);
+    printf("no room for %lld of 1000: taken out\n", (long long)crowded);
+    ENSURE(crowded > 0 && crowded < 1000);
+    ENSURE(w->count == 1001 - crowded);
+    ENSURE(w->x[0] == 10.0f && w->y[0] == 10.0f && w->vx[0] == 3.0f && w->vy[0] == -2.0f &&
+           w->r[0] == 6.0f);
+    for (uint32_t i = 2; i < w->count; i++)
+        ENSURE(w->vx[i] > w->vx[i - 1]);
+    ENSURE(min_gap_from(w, 0) >= 0.05 * 4.0); /* the resting skin, 0.05 r */
+    bp_stats st;
+    bp_world_measure(w, &st);
+    ENSURE(st.escaped == 0 && st.nonfinite == 0 && st.max_overlap == 0.0);
+    bp_stats fell;
+    int rc = one_frame(w, &fell);
+    if (rc == -1) {
+        bp_world_destroy(w);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(rc == 0);
+    printf("after a frame: RMS %.2f px/s, largest %.2f\n", fell.rms_speed, fell.max_speed);
+    ENSURE(fell.max_speed <= 900.0 / 33.0 + 0.6);
     bp_world_destroy(w);
     return 0;
 }
@@ -297,6 +350,7 @@ int main(int argc, char **argv)
         BP_TEST(settle_keeps_off_lines),
         BP_TEST(poured_swarms_find_room),
         BP_TEST(settle_gives_up_on_a_full_box),
+        BP_TEST(settle_drops_what_has_no_room),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
