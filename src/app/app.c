@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "files.h"
+#include "help.h"
 #include "fontfind.h"
 #include "hud.h"
 #include "logic.h"
@@ -32,6 +33,10 @@
 #define SLOT_PANEL 0
 #define SLOT_MSG 12
 #define SLOT_HELP 14
+/* Every row of the help overlay gets its slots (before, the last four rows,
+ * the screenshot, save/load, help and quit keys, fell off the overlay). */
+_Static_assert(SLOT_HELP + 1 + 2 * BP_HELP_ROWS <= BP_HUD_SLOTS,
+               "the help overlay needs more HUD slots");
 
 static const SDL_Color msg_ok = { 150, 230, 160, 255 };
 static const SDL_Color msg_warn = { 255, 140, 120, 255 };

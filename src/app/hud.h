@@ -11,7 +11,9 @@
 #include <SDL.h>
 #include <SDL_ttf.h>
 
-#define BP_HUD_SLOTS 48
+/* Cached text lines: the status panel, the message, the help overlay (a
+ * title and two a row). */
+#define BP_HUD_SLOTS 64
 
 typedef struct bp_text {
     char s[600];      ///< cache key: colour, style and the text
