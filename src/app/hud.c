@@ -67,6 +67,10 @@ static bp_text *text(bp_hud *h, int slot, const char *s, SDL_Color c,
     if (!surf)
         return NULL;
     t->t = SDL_CreateTextureFromSurface(h->r, surf);
+#if SDL_VERSION_ATLEAST(2, 0, 12)
+    if (t->t) /* smooth when the help is scaled down (same pixels at 1:1) */
+        SDL_SetTextureScaleMode(t->t, SDL_ScaleModeLinear);
+#endif
     t->w = surf->w;
     t->h = surf->h;
     SDL_FreeSurface(surf);
@@ -151,7 +155,16 @@ void bp_hud_help(bp_hud *h, int first, int win_w, int win_h)
     int pad = 18, gap = 24, lh = h->line_h + 2;
     int w = kw + gap + ww + 2 * pad;
     int ht = (n + 1) * lh + 2 * pad + 6;
-    int x = (win_w - w) / 2, y = (win_h - ht) / 2;
+    /* A window too small for the table gets it scaled down to fit, whole. */
+    float sx, sy, s = 1.0f;
+    SDL_RenderGetScale(h->r, &sx, &sy);
+    if (w > win_w - 8 || ht > win_h - 8) {
+        float fw = (float)(win_w - 8) / (float)w, fh = (float)(win_h - 8) / (float)ht;
+        s = fw < fh ? fw : fh;
+        s = s > 0.2f ? s : 0.2f;
+        SDL_RenderSetScale(h->r, sx * s, sy * s);
+    }
+    int x = (int)((float)win_w / s - (float)w) / 2, y = (int)((float)win_h / s - (float)ht) / 2;
     if (x < 0)
         x = 0;
     if (y < 0)
@@ -163,4 +176,6 @@ void bp_hud_help(bp_hud *h, int first, int win_w, int win_h)
         blit(h, k[i], x + pad, ry);
         blit(h, d[i], x + pad + kw + gap, ry);
     }
+    if (s != 1.0f)
+        SDL_RenderSetScale(h->r, sx, sy);
 }

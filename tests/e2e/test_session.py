@@ -1,4 +1,4 @@
-"""End-to-end: window title, help overlay, save and load (Ctrl+S/Ctrl+O,
+"""End-to-end: window title, help overlay (whole in a small window), save and load (Ctrl+S/Ctrl+O,
 including a save that cannot be written and a file that cannot be
 loaded), drawing in a letterboxed window lands under the mouse, running
 without a font, and closing the window quits with status 0."""
@@ -105,6 +105,22 @@ def main():
         box = pixel(png, 500, 120)  # inside the world box
         check(sum(bar) < sum(box), "letterbox bar %s darker than the box %s"
               % (bar, box))
+        check(sb.quit() == 0, "Escape quits with status 0")
+
+    # A window too small for the help table: F1 shows it whole, scaled down
+    # (its bottom edge, the panel's border colour across most of a row, is
+    # on screen; before, the last rows fell below the window).
+    sb = Sandbox(args=["--window", "400x300"])
+    sb.scene = write_scene(sb.tmp, "empty.scene", "ballpit-scene 1\nworld 1280 720\n")
+    with sb:
+        sb.key("F1")
+        sb.wait(lambda s: s["help"], 5, "F1 shows the help")
+        png = read_png(sb.screenshot())
+        edge = [y for y in range(150, png[1])
+                if sum(max(abs(a - b) for a, b in zip(pixel(png, x, y), (70, 80, 100))) < 14
+                       for x in range(png[0])) > png[0] // 2]
+        check(edge, "the help's bottom edge is inside a 400x300 window")
+        print("ok   the help fits a 400x300 window (bottom edge at y=%d)" % edge[-1])
         check(sb.quit() == 0, "Escape quits with status 0")
 
     # No font: one line on stderr, the sandbox still runs and screenshots.
