@@ -39,6 +39,9 @@
  * here, 0.6-0.7 s for 100,000 balls. */
 #define SETTLE_CHECKS 300.0
 #define SETTLE_CHECKS_MIN 4e6
+/* ... and at most SETTLE_CHECKS_MAX (about 2 s): a scene file's swarm of
+ * millions of balls loads in seconds, not minutes. */
+#define SETTLE_CHECKS_MAX 1e8
 
 /* Balls or lines listed in the cells they reach, a linked list a cell.
  * Before its arrays exist (item NULL) a list only counts the slots that
@@ -351,7 +354,8 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
             settle_put(&g, w, i, settle_reach_of(w->r[i], rc));
     /* Past the budget a ball is only checked where it is (a look at its
      * own cells, which the budget does not count). */
-    double checks = 0.0, spare = 0.0, budget = fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN);
+    double checks = 0.0, spare = 0.0;
+    double budget = fmin(fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN), SETTLE_CHECKS_MAX);
     for (uint32_t i = first; i < n; i++) {
         int free_here;
         if (checks < budget) {

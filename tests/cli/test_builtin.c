@@ -76,6 +76,12 @@ static int test_scene_contents(void)
     ENSURE(differ > (int)g->count / 2);
     /* pile: gravity down */
     ENSURE(p->params.gravity_y > 0.0f && p->count >= 1000);
+    /* default and pile settle their swarms: no ball starts overlapping
+     * another, so neither bursts apart in its first frame */
+    bp_stats sd, sp;
+    bp_world_measure(d, &sd);
+    bp_world_measure(p, &sp);
+    ENSURE(sd.max_overlap == 0.0 && sp.max_overlap == 0.0);
     /* rain: r=2 everywhere, 8 ramps, gravity, e=0.9, 30 sub-steps at 33 fps */
     ENSURE(r->count == BP_RAIN_REF_N && r->nlines == 8);
     for (uint32_t i = 0; i < r->count; i++)

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +68,10 @@ static const bad_case bad_cases[] = {
     { H "line 1 2 3 4 5\n", 2, "extra field '5'" },
     { H "swarm 100 100 10 2 5 0\n", 2, "'swarm' needs" },
     { H "swarm 100 100 10 2 5 0 0 1 9\n", 2, "extra field '9'" },
+    { H "swarm 100 100 10 2 5 0 0 1 settle 9\n", 2, "extra field 'settle'" },
+    { H "swarm 100 100 10 2 5 0 0 1 2 3 4 5 6 settle\n", 2, "extra field '2'" },
+    { H "swarm 100 100 10 2 5 0 0 settled\n", 2, "seed 'settled' is not a whole number" },
+    { H "swarm 100 100 10 2 5 0 settle\n", 2, "vy 'settle' is not a number" },
     { H "world 100\n", 2, "'world' needs W H" },
     { H "world 100 100 100\n", 2, "extra field '100'" },
     { H "gravity 0\n", 2, "'gravity' needs GX GY" },
@@ -302,6 +307,48 @@ static int test_swarm_deterministic_and_default_seed(void)
     bp_world_destroy(wa2);
     bp_world_destroy(wb);
     bp_world_destroy(wc);
+    return 0;
+}
+
+/* A swarm line ending in `settle` (an extension of v1) draws the same balls
+ * (default seeds as without it) and then gives them room among the balls
+ * and lines before it: no two balls and no ball and line closer than the
+ * resting skin (0.05 of a radius), the balls with room as drawn left where
+ * they were, the same balls on every parse. The plain lines overlap. */
+static int test_swarm_settle(void)
+{
+    const char *plain = H "line 250 250 350 350\nswarm 300 300 500 2 60 0 0\n"
+                          "swarm 520 300 500 2 60 0 0\n";
+    const char *settled = H "line 250 250 350 350\nswarm 300 300 500 2 60 0 0 settle\n"
+                            "swarm 520 300 500 2 60 0 0 2 settle\n";
+    char err[256];
+    bp_world *p = bp_scene_parse(plain, strlen(plain), "plain", err, sizeof err);
+    bp_world *w = bp_scene_parse(settled, strlen(settled), "settled", err, sizeof err);
+    bp_world *w2 = bp_scene_parse(settled, strlen(settled), "settled", err, sizeof err);
+    ENSURE(p && w && w2);
+    ENSURE(p->count == 1000 && w->count == 1000 && same_balls(w, w2));
+    bp_stats sp, sw;
+    bp_world_measure(p, &sp);
+    bp_world_measure(w, &sw);
+    printf("largest overlap: plain %.3f r, settled %.3f r\n", sp.max_overlap, sw.max_overlap);
+    ENSURE(sp.max_overlap > 0.5 && sw.max_overlap == 0.0);
+    uint32_t moved = 0;
+    double gap = INFINITY, line_gap = INFINITY;
+    for (uint32_t i = 0; i < w->count; i++) {
+        moved += w->x[i] != p->x[i] || w->y[i] != p->y[i];
+        ENSURE(w->vx[i] == p->vx[i] && w->vy[i] == p->vy[i] && w->r[i] == p->r[i]);
+        for (uint32_t j = i + 1; j < w->count; j++)
+            gap = fmin(gap, hypot((double)w->x[j] - w->x[i], (double)w->y[j] - w->y[i]) - 4.0);
+        /* the line runs along x = y: the distance of a centre is |x - y| / sqrt 2 */
+        if (w->x[i] >= 250.0f && w->x[i] <= 350.0f)
+            line_gap = fmin(line_gap, fabs((double)w->x[i] - w->y[i]) / sqrt(2.0) - 2.0);
+    }
+    printf("moved %u of 1000; smallest gap %.3f px, to the line %.3f px\n", moved, gap, line_gap);
+    ENSURE(moved > 100 && moved < 900);
+    ENSURE(gap >= 0.05 * 2.0 && line_gap >= 0.05 * 2.0);
+    bp_world_destroy(p);
+    bp_world_destroy(w);
+    bp_world_destroy(w2);
     return 0;
 }
 
@@ -640,6 +687,7 @@ int main(int argc, char **argv)
         BP_TEST(test_good_scene),
         BP_TEST(test_defaults_and_empty),
         BP_TEST(test_swarm_deterministic_and_default_seed),
+        BP_TEST(test_swarm_settle),
         BP_TEST(test_round_trip),
         BP_TEST(test_load_errors_name_the_file),
         BP_TEST(test_save_failures_keep_old_file),
