@@ -59,6 +59,8 @@ typedef struct settle_grid {
     double x0, y0, cell;
     int gw, gh;
     settle_list balls, lines;
+    /* Where a spot can go: every older ball it could touch is listed. */
+    double sx0, sy0, sx1, sy1;
 } settle_grid;
 
 /* settle_blocker's answer for a spot too close to a line. */
@@ -218,6 +220,15 @@ static double *settle_rings(int *near_, int *all)
     return ring;
 }
 
+/* Whether a spot at (x, y) lies where every older ball it could touch is
+ * in the grid: within the new balls' box grown by the farthest ring (a
+ * spot's own ring stays there, but a ball moved out of a wide older ball
+ * can land beyond it). */
+static int settle_can_go(const settle_grid *g, double x, double y)
+{
+    return x >= g->sx0 && x <= g->sx1 && y >= g->sy0 && y <= g->sy1;
+}
+
 /* Moves ball i to a free spot near it, inside the box: first out of the
  * wider balls it lies in (to the edge of each, along the line from its
  * centre: a spot deep inside a big ball is far from any free one), then
@@ -235,16 +246,20 @@ static int settle_find(const settle_grid *g, const double *ring, int spots, bp_w
             break;
         double dx = x - w->x[j], dy = y - w->y[j], d = sqrt(dx * dx + dy * dy);
         double want = r + w->r[j] + SETTLE_GAP * r;
-        x = d > 0.0 ? w->x[j] + dx / d * want : w->x[j] + want;
-        y = d > 0.0 ? w->y[j] + dy / d * want : w->y[j];
-        x = fmin(fmax(x, r), W - r);
-        y = fmin(fmax(y, r), H - r);
+        double hx = d > 0.0 ? w->x[j] + dx / d * want : w->x[j] + want;
+        double hy = d > 0.0 ? w->y[j] + dy / d * want : w->y[j];
+        hx = fmin(fmax(hx, r), W - r);
+        hy = fmin(fmax(hy, r), H - r);
+        if (!settle_can_go(g, hx, hy))
+            break; /* beyond the listed balls: the spots around here instead */
+        x = hx;
+        y = hy;
     }
     for (int q = -1; q < spots; q++) { /* -1: where the hops left it */
         double px = q < 0 ? x : x + ring[3 * q] * r * ring[3 * q + 1];
         double py = q < 0 ? y : y + ring[3 * q] * r * ring[3 * q + 2];
         *checks += 1.0;
-        if (px < r || px > W - r || py < r || py > H - r)
+        if (px < r || px > W - r || py < r || py > H - r || !settle_can_go(g, px, py))
             continue;
         if (settle_blocker(g, w, px, py, r, 0, checks) == -1) {
             w->x[i] = (float)px;
@@ -275,7 +290,10 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
     uint32_t n = w->count;
     if (first >= n)
         return 0;
-    /* The new balls' box, grown by the farthest ring and a diameter. */
+    /* The new balls' box, grown by the farthest ring and a diameter, and
+     * by where a ball moved out of the widest older ball near can land
+     * (its centre up to two of its radii out, its far edge a third, and
+     * the ball's own width; four of each, to spare). */
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, rn = 0.0;
     for (uint32_t i = first; i < n; i++) {
         x0 = fmin(x0, w->x[i]);
@@ -284,15 +302,17 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
         y1 = fmax(y1, w->y[i]);
         rn = fmax(rn, w->r[i]);
     }
-    double reach = (SETTLE_FAR + 2.0) * rn;
+    double reach = (SETTLE_FAR + 2.0) * rn, rwide = 0.0;
+    for (uint32_t i = 0; i < first; i++)
+        if (w->r[i] > rn && settle_near(w, i, x0 - reach, y0 - reach, x1 + reach, y1 + reach))
+            rwide = fmax(rwide, w->r[i]);
+    reach += rwide > 0.0 ? 4.0 * (rwide + rn) : 0.0;
     x0 -= reach;
     y0 -= reach;
     x1 += reach;
     y1 += reach;
-    /* The older balls that a spot there can touch. (A ball moved out of an
-     * older one wider than this reach can land beyond it, where the grid
-     * knows no older balls: it may then overlap one, for the engine to
-     * push apart.) */
+    /* The older balls that a spot there can touch (settle_can_go keeps the
+     * spots where they are all listed). */
     uint32_t m = n - first;
     double rmax = rn;
     for (uint32_t i = 0; i < first; i++)
@@ -305,7 +325,8 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
      * in every cell they reach), no more than about 4 a ball; cells of the
      * widest older ball instead when that would take too many slots. */
     double gwid = x1 - x0 + 4.0 * rmax, ghgt = y1 - y0 + 4.0 * rmax, most = 4.0 * m + 1024.0;
-    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, {0}, {0}};
+    settle_grid g = {x0 - 2.0 * rmax, y0 - 2.0 * rmax, 0.0, 0, 0, {0}, {0},
+                     x0 + rn, y0 + rn, x1 - rn, y1 - rn};
     for (int coarse = 0; coarse < 2; coarse++) {
         double rc = coarse ? rmax : rn;
         g.cell = 2.0 * rc * (1.0 + SETTLE_GAP);

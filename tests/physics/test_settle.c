@@ -191,6 +191,36 @@ static int settle_out_of_a_big_ball(void)
     return 0;
 }
 
+/* The same, with a ring of small older balls around the big ball's rim:
+ * the balls moved out of the big one (151 px out, past the 66 px the
+ * search around the swarm reaches) must see them and keep clear (before,
+ * the grid listed no older ball that far out, and they landed on the
+ * ring: the smallest gap was -1.43 px). */
+static int settle_out_of_a_big_ball_past_a_ring(void)
+{
+    bp_params p = bp_params_default();
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    ENSURE(bp_world_add_ball(w, 640, 400, 0, 0, 150.0f, 0, NULL, 0) == 0);
+    uint32_t ring = 0;
+    for (double a = 0.0; a < 6.283185307179586 - 0.014; a += 0.0144, ring++)
+        ENSURE(bp_world_add_ball(w, (float)(640.0 + 152.5 * cos(a)),
+                                 (float)(400.0 + 152.5 * sin(a)), 0, 0, 1.0f, 0, NULL,
+                                 0) == ring + 1);
+    uint32_t first = w->count;
+    ENSURE(bp_world_add_swarm(w, 640, 400, 30, 1.0f, 1.0f * (1.6f * sqrtf(30.0f) + 1.0f), 0, 0,
+                              5, NULL, 0) == 30);
+    char err[256];
+    ENSURE(bp_world_settle(w, first, 1, err, sizeof err) == 0);
+    ENSURE(w->count == first + 30);
+    double gap = min_gap_from(w, first);
+    printf("out of a big ball, past a ring of %u: smallest gap of a new ball %.4f px\n", ring,
+           gap);
+    ENSURE(gap >= 0.05 * 1.0);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* The default swarm drawn across a slanted line: the balls the line cuts
  * move off it (the engine would push them out of it into their
  * neighbours, and those would burst: 261 px/s at most after a frame,
@@ -347,6 +377,7 @@ int main(int argc, char **argv)
         BP_TEST(settle_leaves_older_balls_alone),
         BP_TEST(settle_beside_a_big_ball),
         BP_TEST(settle_out_of_a_big_ball),
+        BP_TEST(settle_out_of_a_big_ball_past_a_ring),
         BP_TEST(settle_keeps_off_lines),
         BP_TEST(poured_swarms_find_room),
         BP_TEST(settle_gives_up_on_a_full_box),
