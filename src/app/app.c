@@ -519,13 +519,19 @@ static void open_font(app *a)
 {
     char path[1024], err[600];
     const char *f = a->cli->font;
+    /* 15 px on an ordinary screen; on a high-DPI one (more output pixels
+     * than window units) as many more pixels, so the text keeps its size. */
+    int ow = 0, oh = 0, ww = 0, wh = 0, px = 15;
+    SDL_GetWindowSize(a->win, &ww, &wh);
+    if (SDL_GetRendererOutputSize(a->ren, &ow, &oh) == 0 && ww > 0 && ow > ww)
+        px = (int)(15.0 * ow / ww + 0.5);
     if (f) {
-        if (bp_hud_init(&a->hud, a->ren, f, 15, err, sizeof err) == 0)
+        if (bp_hud_init(&a->hud, a->ren, f, px, err, sizeof err) == 0)
             return;
         fprintf(stderr, "ballpit: --font %s\n", err);
     }
     if (bp_font_find(f, path, sizeof path) == 0 &&
-        bp_hud_init(&a->hud, a->ren, path, 15, err, sizeof err) == 0)
+        bp_hud_init(&a->hud, a->ren, path, px, err, sizeof err) == 0)
         return;
     fprintf(stderr, "ballpit: no usable font found (install fonts-dejavu-core "
             "or pass --font FILE.ttf); running without the HUD\n");
