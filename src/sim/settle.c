@@ -221,9 +221,9 @@ static double *settle_rings(int *near_, int *all)
 }
 
 /* Whether a spot at (x, y) lies where every older ball it could touch is
- * in the grid: within the new balls' box grown by the farthest ring (a
- * spot's own ring stays there, but a ball moved out of a wide older ball
- * can land beyond it). */
+ * in the grid: within the new balls' box grown by the farthest ring and
+ * by the widest older ball near (a ball moved out of older balls, one
+ * after another, could still land beyond). */
 static int settle_can_go(const settle_grid *g, double x, double y)
 {
     return x >= g->sx0 && x <= g->sx1 && y >= g->sy0 && y <= g->sy1;
