@@ -122,7 +122,8 @@ int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
 /// never moves, or a new one) or to a line moves out of any wider ball it
 /// lies in, then to the nearest free spot inside the box on rings around
 /// there, up to 64 radii away; it stays where it is when there is none, or
-/// when the looks run out (300 a ball, at least 4 million in all).
+/// when the looks run out (300 a ball, at least 4 million and at most 100
+/// million in all).
 /// Positions only, velocities as they were, so a dense swarm does not
 /// burst apart when it starts moving (src/sim/settle.c). With drop set, the
 /// new balls left without room are taken out of the world (the others keep

@@ -363,15 +363,13 @@ static int parse_swarm(parser *p)
     float cx, cy, r, spread, vx, vy;
     uint64_t count, seed;
     /* A last field `settle` (an extension of v1) gives the balls room
-     * first, as the sandbox's spawns get it. */
+     * first, as the sandbox's spawns get it; the fields before it are
+     * read as without it. */
     int settle = p->ntok >= 9 && p->ntok <= BP_SCENE_MAX_FIELDS &&
                  strcmp(p->tok[p->ntok - 1], "settle") == 0;
     if (settle)
         p->ntok--;
-    int fields = want_fields(p, 7, 8, "CX CY COUNT R SPREAD VX VY [SEED] [settle]");
-    if (settle)
-        p->ntok++;
-    if (fields)
+    if (want_fields(p, 7, 8, "CX CY COUNT R SPREAD VX VY [SEED] [settle]"))
         return -1;
     if (parse_float(p, 1, "cx", &cx) || parse_float(p, 2, "cy", &cy) ||
         parse_uint(p, 3, "count", BP_MAX_BALLS, &count) ||
@@ -379,7 +377,7 @@ static int parse_swarm(parser *p)
         parse_float(p, 6, "vx", &vx) || parse_float(p, 7, "vy", &vy))
         return -1;
     seed = (uint64_t)p->swarms + 1; /* default: 1 for the first swarm, ... */
-    if (p->ntok - settle == 9 && parse_uint(p, 8, "seed", UINT64_MAX, &seed))
+    if (p->ntok == 9 && parse_uint(p, 8, "seed", UINT64_MAX, &seed))
         return -1;
     if (count < 1)
         return perr(p, "swarm count must be 1..%u, got 0", BP_MAX_BALLS);

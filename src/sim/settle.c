@@ -378,16 +378,13 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
     double checks = 0.0, spare = 0.0;
     double budget = fmin(fmax(SETTLE_CHECKS * (n - first), SETTLE_CHECKS_MIN), SETTLE_CHECKS_MAX);
     for (uint32_t i = first; i < n; i++) {
-        int free_here;
-        if (checks < budget) {
-            free_here = settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) == -1;
-            if (!free_here && !settle_find(&g, ring, near_spots, w, i, &checks)) {
-                late[nlate++] = i;
-                continue;
-            }
-            free_here = 1;
-        } else {
+        int free_here = 1;
+        if (checks >= budget)
             free_here = settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &spare) == -1;
+        else if (settle_blocker(&g, w, w->x[i], w->y[i], w->r[i], 0, &checks) != -1 &&
+                 !settle_find(&g, ring, near_spots, w, i, &checks)) {
+            late[nlate++] = i;
+            continue;
         }
         roomy[i - first] = (uint8_t)free_here;
         if (free_here || !drop)
@@ -405,9 +402,13 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
     /* The balls without room: counted, and when dropping, taken out (the
      * rest keep their order). */
     uint32_t kept = first;
+    int64_t crowded = 0;
     for (uint32_t i = first; i < n; i++) {
-        if (!roomy[i - first] && drop)
-            continue;
+        if (!roomy[i - first]) {
+            crowded++;
+            if (drop)
+                continue;
+        }
         w->x[kept] = w->x[i];
         w->y[kept] = w->y[i];
         w->vx[kept] = w->vx[i];
@@ -417,9 +418,6 @@ int64_t bp_world_settle(bp_world *w, uint32_t first, int drop, char *err, size_t
         w->contacts[kept] = w->contacts[i];
         kept++;
     }
-    int64_t crowded = 0;
-    for (uint32_t i = first; i < n; i++)
-        crowded += !roomy[i - first];
     if (kept < n) {
         w->count = kept;
         w->balls_version++;

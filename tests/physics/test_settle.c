@@ -170,55 +170,50 @@ static int settle_beside_a_big_ball(void)
     return 0;
 }
 
-/* Balls drawn inside a much bigger one (radius 150, the swarm's balls of
- * radius 1): each first goes out to the big ball's edge, along the line
- * from its centre, then finds room there; 75 radii deep, no ring search
- * alone would reach out (it stops at 32 radii). */
-static int settle_out_of_a_big_ball(void)
+/* Balls of radius 1 drawn inside a ball of radius 150, with a ring of
+ * small older balls just outside its rim when `ring` (settled dropping
+ * then, as the sandbox does; without the ring, keeping): every new ball
+ * ends up clear of every other. Returns 0, or -1 when a check fails. */
+static int out_of_a_big_ball(int ring)
 {
     bp_params p = bp_params_default();
     bp_world *w = bp_world_create(&p);
     ENSURE(w);
     ENSURE(bp_world_add_ball(w, 640, 400, 0, 0, 150.0f, 0, NULL, 0) == 0);
+    uint32_t nring = 0;
+    for (double a = 0.0; ring && a < 6.283185307179586 - 0.014; a += 0.0144, nring++)
+        ENSURE(bp_world_add_ball(w, (float)(640.0 + 152.5 * cos(a)),
+                                 (float)(400.0 + 152.5 * sin(a)), 0, 0, 1.0f, 0, NULL,
+                                 0) == nring + 1);
+    uint32_t first = w->count;
     ENSURE(bp_world_add_swarm(w, 640, 400, 30, 1.0f, 1.0f * (1.6f * sqrtf(30.0f) + 1.0f), 0, 0,
                               5, NULL, 0) == 30);
     char err[256];
-    ENSURE(bp_world_settle(w, 1, 0, err, sizeof err) == 0);
-    double gap = min_gap_from(w, 1);
-    printf("out of a big ball: smallest gap of a new ball %.4f px\n", gap);
+    ENSURE(bp_world_settle(w, first, ring, err, sizeof err) == 0);
+    ENSURE(w->count == first + 30);
+    double gap = min_gap_from(w, first);
+    printf("out of a big ball, %u small balls around it: smallest gap of a new ball %.4f px\n",
+           nring, gap);
     ENSURE(gap >= 0.05 * 1.0);
     bp_world_destroy(w);
     return 0;
 }
 
-/* The same, with a ring of small older balls around the big ball's rim:
- * the balls moved out of the big one (151 px out, past the 66 px the
- * search around the swarm reaches) must see them and keep clear (before,
- * the grid listed no older ball that far out, and they landed on the
- * ring: the smallest gap was -1.43 px). */
+/* Alone: each new ball first goes out to the big ball's edge, along the
+ * line from its centre, then finds room there; 75 radii deep, no ring
+ * search alone would reach out (it stops at 32 radii). */
+static int settle_out_of_a_big_ball(void)
+{
+    return out_of_a_big_ball(0);
+}
+
+/* Ringed by small older balls: the balls moved out of the big one (151 px
+ * out, past the 66 px the search around the swarm reaches) must see them
+ * and keep clear (before, the grid listed no older ball that far out, and
+ * they landed on the ring: the smallest gap was -1.43 px). */
 static int settle_out_of_a_big_ball_past_a_ring(void)
 {
-    bp_params p = bp_params_default();
-    bp_world *w = bp_world_create(&p);
-    ENSURE(w);
-    ENSURE(bp_world_add_ball(w, 640, 400, 0, 0, 150.0f, 0, NULL, 0) == 0);
-    uint32_t ring = 0;
-    for (double a = 0.0; a < 6.283185307179586 - 0.014; a += 0.0144, ring++)
-        ENSURE(bp_world_add_ball(w, (float)(640.0 + 152.5 * cos(a)),
-                                 (float)(400.0 + 152.5 * sin(a)), 0, 0, 1.0f, 0, NULL,
-                                 0) == ring + 1);
-    uint32_t first = w->count;
-    ENSURE(bp_world_add_swarm(w, 640, 400, 30, 1.0f, 1.0f * (1.6f * sqrtf(30.0f) + 1.0f), 0, 0,
-                              5, NULL, 0) == 30);
-    char err[256];
-    ENSURE(bp_world_settle(w, first, 1, err, sizeof err) == 0);
-    ENSURE(w->count == first + 30);
-    double gap = min_gap_from(w, first);
-    printf("out of a big ball, past a ring of %u: smallest gap of a new ball %.4f px\n", ring,
-           gap);
-    ENSURE(gap >= 0.05 * 1.0);
-    bp_world_destroy(w);
-    return 0;
+    return out_of_a_big_ball(1);
 }
 
 /* The default swarm drawn across a slanted line: the balls the line cuts
