@@ -15,6 +15,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,8 +48,14 @@ def read_dump(path):
 
 
 def main():
-    exe = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix='ballpit-ocl-')
+    try:
+        return checks(sys.argv[1], tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def checks(exe, tmp):
     empty = os.path.join(tmp, 'no-vendors')
     os.mkdir(empty)
 
