@@ -123,6 +123,7 @@ BP_FN uint bp_vmask(int16 m)
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int16(v)
+#define BP_VUTOF(v) convert_float16(v)
 #define BP_VASU(v) as_uint16(v)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
@@ -151,6 +152,7 @@ BP_FN uint bp_vmask(int8 m)
 }
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int8(v)
+#define BP_VUTOF(v) convert_float8(v)
 #define BP_VASU(v) as_uint8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
@@ -164,6 +166,7 @@ typedef uint4 bp_vu;
 #define BP_LANE_IDS ((uint4)(0u, 1u, 2u, 3u))
 #define BP_VMASK(m) ((uint)(((m).s0 & 1) | ((m).s1 & 2) | ((m).s2 & 4) | ((m).s3 & 8)))
 #define BP_VTOI(v) convert_int4(v)
+#define BP_VUTOF(v) convert_float4(v)
 #define BP_VASU(v) as_uint4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
@@ -195,6 +198,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VGATHERU(a, J) \
     ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
  * order, and adds their number to n (it may write BP_LANES slots). */
@@ -239,6 +243,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
     ((bp_vu){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]], \
              (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
 #define BP_VSPLAT(a) ((bp_vf)_mm256_set1_ps(a))
@@ -263,6 +268,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VGATHER(a, J) ((bp_vf){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VGATHERU(a, J) ((bp_vu){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
+#define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
 #define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
@@ -416,6 +422,26 @@ static const unsigned long long bp_lanes_of[256] = {
  * with many contacts is damped no more than the explicit update can take
  * (docs/physics.md, "Many contacts at once"). */
 #define BP_DAMP_SPLIT 3.6f
+/* Walls and lines are not perfectly smooth: ball i meets them as a disc
+ * up to BP_ROUGH of its radius larger than itself, the share fixed by a
+ * hash of its index (bp_static_radius). On perfectly smooth geometry a
+ * column of equal balls against a wall stands for ever: the wall holds
+ * each at exactly one radius, so their lines of centres run exactly along
+ * it and no contact ever pushes one out, an unstable equilibrium that no
+ * rounding disturbs (docs/physics.md, "Columns along a wall topple"). A
+ * thousandth of a radius is 0.0025 px on a ball of 2.5. */
+#define BP_ROUGH 0.001f
+/* Ball i's share of BP_ROUGH, in [0, 1): 24 bits of a multiplicative hash
+ * of i (exact in a float). */
+BP_FN float bp_rough_share(bp_u32 i)
+{
+    return (float)((i * 2654435761u) >> 8) * (1.0f / 16777216.0f);
+}
+/* The radius with which ball i (radius r) meets walls and lines. */
+BP_FN float bp_static_radius(bp_u32 i, float r)
+{
+    return r + r * (BP_ROUGH * bp_rough_share(i));
+}
 /* At most this many bounces off static geometry per ball per sub-step. */
 #define BP_MAX_BOUNCES 4
 /* bp_contacts works off its list of neighbours when it holds this many. */
@@ -794,8 +820,9 @@ BP_FN float bp_pair_share(bp_side a, bp_side b)
 
 /* The direction in which a deep overlap (beyond the spring's range) of
  * balls i and j is pushed apart: the line of centres (nx, ny), except for
- * two balls against the same wall. The wall holds both at exactly one
- * radius from it, so their line of centres runs along it, and a row of
+ * two balls against the same wall. The wall holds both at one radius
+ * from it (and BP_ROUGH of one at most), so their line of centres runs
+ * along it, and a row of
  * balls squeezed along a wall (by the flow behind, the pile above) could
  * never let one out: the pushes along the row cancel inside it. There the
  * higher-index ball is taken as lying half a radius further from the wall
@@ -1581,7 +1608,7 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
                           BP_GLOBAL const float *ly2, BP_GLOBAL const bp_u32 *seg_start,
                           BP_GLOBAL const bp_u32 *seg_list)
 {
-    float ri = r[i];
+    float ri = bp_static_radius(i, r[i]);
     float px = BP_FMIN(BP_FMAX(x[i], ri), P->width - ri);
     float py = BP_FMIN(BP_FMAX(y[i], ri), P->height - ri);
     float ux = nvx[i], uy = nvy[i];
@@ -2008,7 +2035,11 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
     const bp_vf zero = BP_VSPLAT(0.0f);
     for (; i + BP_LANES <= i1; i += BP_LANES) {
         /* bp_move_static up to its first sweep */
+        /* bp_static_radius, lane by lane */
+        bp_vu ids = BP_VUSPLAT(i) + BP_LANE_IDS;
+        bp_vf share = BP_VUTOF((ids * 2654435761u) >> 8) * (1.0f / 16777216.0f);
         bp_vf ri = BP_VLOAD(A->r + i);
+        ri = ri + ri * (BP_ROUGH * share);
         bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
         bp_vf py = BP_VMIN(BP_VMAX(BP_VLOAD(A->y + i), ri), P->height - ri);
         bp_vf ux = BP_VLOAD(A->nvx + i), uy = BP_VLOAD(A->nvy + i);

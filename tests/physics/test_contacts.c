@@ -199,6 +199,47 @@ static int floor_friction_is_coulomb(void)
     return 0;
 }
 
+/* A column of 40 equal balls (r = 2.5) stacked on the floor against the
+ * left wall, the right wall or a vertical line, at rest: it falls over
+ * (docs/physics.md, "Columns along a wall topple"). On perfectly smooth
+ * geometry each such column stood for ever: the wall held every ball at
+ * exactly one radius, so the contacts pushed only along it (the top ball
+ * stayed at y = 99 of 300 through 30 s). After 3 s no ball is more than
+ * four diameters above the floor, and none left the box. */
+static int column_on(int support)
+{
+    bp_params p = bp_params_default(); /* g = 900 */
+    p.width = 200.0f;
+    p.height = 300.0f;
+    bp_world *w = bp_world_create(&p);
+    const float r = 2.5f;
+    float x = support == 0 ? r : (support == 1 ? p.width - r : 100.0f + r);
+    if (support == 2)
+        ENSURE(bp_world_add_line(w, 100, 0, 100, p.height, NULL, 0) >= 0);
+    for (int k = 0; k < 40; k++)
+        ENSURE(bp_world_add_ball(w, x, p.height - r - 2.0f * r * (float)k, 0, 0, r, 0, NULL, 0) >=
+               0);
+    bp_engine *e = test_engine(w, 0);
+    if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
+    ENSURE(test_step(e, w, 99 * 30) == 0); /* 3 s */
+    float top = p.height;
+    for (uint32_t i = 0; i < w->count; i++)
+        top = fminf(top, w->y[i]);
+    fprintf(stderr, "column on support %d: highest centre %.2f px above the floor after 3 s\n",
+            support, (double)(p.height - top));
+    ENSURE(p.height - top < r + 4.0f * 2.0f * r);
+    bp_stats s;
+    bp_world_measure(w, &s);
+    ENSURE(s.escaped == 0 && s.nonfinite == 0);
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+}
+
+static int column_at_the_left_wall_topples(void) { return column_on(0); }
+static int column_at_the_right_wall_topples(void) { return column_on(1); }
+static int column_at_a_vertical_line_topples(void) { return column_on(2); }
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
@@ -208,6 +249,9 @@ int main(int argc, char **argv)
         BP_TEST(corner_follows_seed_002),
         BP_TEST(borders_reflect_with_restitution),
         BP_TEST(floor_friction_is_coulomb),
+        BP_TEST(column_at_the_left_wall_topples),
+        BP_TEST(column_at_the_right_wall_topples),
+        BP_TEST(column_at_a_vertical_line_topples),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
