@@ -525,16 +525,23 @@ static void open_font(app *a)
     SDL_GetWindowSize(a->win, &ww, &wh);
     if (SDL_GetRendererOutputSize(a->ren, &ow, &oh) == 0 && ww > 0 && ow > ww)
         px = (int)(15.0 * ow / ww + 0.5);
-    if (f) {
-        if (bp_hud_init(&a->hud, a->ren, f, px, err, sizeof err) == 0)
-            return;
-        fprintf(stderr, "ballpit: --font %s\n", err);
-    }
-    if (bp_font_find(f, path, sizeof path) == 0 &&
-        bp_hud_init(&a->hud, a->ren, path, px, err, sizeof err) == 0)
+    if (f && bp_hud_init(&a->hud, a->ren, f, px, err, sizeof err) == 0)
         return;
-    fprintf(stderr, "ballpit: no usable font found (install fonts-dejavu-core "
-            "or pass --font FILE.ttf); running without the HUD\n");
+    char ferr[600];
+    if (bp_font_find(f, path, sizeof path) == 0 &&
+        bp_hud_init(&a->hud, a->ren, path, px, ferr, sizeof ferr) == 0) {
+        /* One line: what was wrong with the font asked for, and the one
+         * the HUD uses instead. */
+        if (f)
+            fprintf(stderr, "ballpit: --font %s; using %s instead\n", err, path);
+        return;
+    }
+    if (f)
+        fprintf(stderr, "ballpit: --font %s; no usable font found instead (install "
+                "fonts-dejavu-core); running without the HUD\n", err);
+    else
+        fprintf(stderr, "ballpit: no usable font found (install fonts-dejavu-core "
+                "or pass --font FILE.ttf); running without the HUD\n");
 }
 
 static void cleanup(app *a)

@@ -135,7 +135,25 @@ def main():
         log = sb.log.read()
         check(log.count("no usable font") == 1,
               "said so on one line: " + log.strip().replace("\n", " | "))
+        check("/nonexistent/font.ttf" in log, "the line names the --font given")
     del os.environ["BALLPIT_FONT_SEARCH"]
+
+    # A --font that cannot be opened, with a system font to fall back on:
+    # one line naming both, and the HUD is there.
+    sb = Sandbox(args=["--font", "/nonexistent/font.ttf"])
+    with sb:
+        s = sb.state()
+        if s["font"]:
+            check(sb.quit() == 0, "quits with status 0")
+            sb.log.seek(0)
+            lines = [l for l in sb.log.read().splitlines() if "--font" in l]
+            check(len(lines) == 1 and "/nonexistent/font.ttf" in lines[0] and
+                  "instead" in lines[0],
+                  "a bad --font with a fallback: one line naming both: %r" % lines)
+            print("ok   a bad --font falls back: " + (lines[0] if lines else ""))
+        else:
+            sb.quit()
+            print("skip: no system font here to fall back on")
 
 
 main()
