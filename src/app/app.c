@@ -475,9 +475,9 @@ static void frame(app *a, double now)
     for (int i = 0; i < 8; i++)
         if (a->hud_lines[i][0])
             lines[n++] = a->hud_lines[i];
-    bp_hud_panel(&a->hud, SLOT_PANEL, lines, n, 10, 10);
+    bp_hud_panel(&a->hud, SLOT_PANEL, lines, n, 10, 10, ow, oh);
     if (now < a->msg_until)
-        bp_hud_message(&a->hud, SLOT_MSG, a->msg, oh, a->msg_col);
+        bp_hud_message(&a->hud, SLOT_MSG, a->msg, ow, oh, a->msg_col);
     if (a->help)
         bp_hud_help(&a->hud, SLOT_HELP, ow, oh);
 

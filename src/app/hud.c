@@ -95,8 +95,41 @@ static void panel(bp_hud *h, int x, int y, int w, int ht, Uint8 alpha)
     SDL_RenderDrawRect(h->r, &r);
 }
 
+/* The scale at which a w x ht box fits in maxw x maxh: 1 when it does
+ * already, else smaller, but not below smin. */
+static float fit(int w, int ht, int maxw, int maxh, float smin)
+{
+    if (w <= maxw && ht <= maxh)
+        return 1.0f;
+    float fw = (float)maxw / (float)w, fh = (float)maxh / (float)ht;
+    float s = fw < fh ? fw : fh;
+    return s > smin ? s : smin;
+}
+
+/* Text drawn at scale s (the renderer's scale in force, times s) from
+ * here to unscale, which restores it from *sx, *sy. The panels are
+ * drawn at the scale in force, their sizes multiplied by s: a one-pixel
+ * border drawn at a fractional scale can fall between pixels. */
+static void scale_on(bp_hud *h, float s, float *sx, float *sy)
+{
+    SDL_RenderGetScale(h->r, sx, sy);
+    if (s != 1.0f)
+        SDL_RenderSetScale(h->r, *sx * s, *sy * s);
+}
+
+static void unscale(bp_hud *h, float s, float sx, float sy)
+{
+    if (s != 1.0f)
+        SDL_RenderSetScale(h->r, sx, sy);
+}
+
+static int scaled(int v, float s)
+{
+    return (int)((float)v * s + 0.5f);
+}
+
 int bp_hud_panel(bp_hud *h, int first, const char *const *lines, int n,
-                 int x, int y)
+                 int x, int y, int win_w, int win_h)
 {
     if (!h->font || n <= 0)
         return 0;
@@ -108,13 +141,19 @@ int bp_hud_panel(bp_hud *h, int first, const char *const *lines, int n,
             w = t[i]->w;
     }
     int pad = 8, ht = n * h->line_h + 2 * pad - 2;
-    panel(h, x, y, w + 2 * pad, ht, 170);
+    /* In a small window the panel is scaled down to the window's width
+     * and to two fifths of its height (the text no smaller than half
+     * size), so it does not hide the scene. */
+    float s = fit(w + 2 * pad, ht, win_w - 2 * x, win_h * 2 / 5, 0.5f), sx, sy;
+    panel(h, x, y, scaled(w + 2 * pad, s), scaled(ht, s), 170);
+    scale_on(h, s, &sx, &sy);
     for (int i = 0; i < n && first + i < BP_HUD_SLOTS; i++)
-        blit(h, t[i], x + pad, y + pad + i * h->line_h);
-    return ht;
+        blit(h, t[i], (int)((float)x / s) + pad, (int)((float)y / s) + pad + i * h->line_h);
+    unscale(h, s, sx, sy);
+    return scaled(ht, s);
 }
 
-void bp_hud_message(bp_hud *h, int slot, const char *s, int win_h,
+void bp_hud_message(bp_hud *h, int slot, const char *s, int win_w, int win_h,
                     SDL_Color c)
 {
     if (!h->font || !s[0])
@@ -129,9 +168,14 @@ void bp_hud_message(bp_hud *h, int slot, const char *s, int win_h,
     bp_text *t = text(h, slot, s, c, 0);
     if (!t)
         return;
-    int pad = 8, x = 10, y = win_h - 10 - t->h - 2 * pad;
-    panel(h, x, y, t->w + 2 * pad, t->h + 2 * pad, 190);
-    blit(h, t, x + pad, y + pad);
+    /* As wide as the window at most (the text no smaller than half size). */
+    int pad = 8, w = t->w + 2 * pad, ht = t->h + 2 * pad;
+    float sc = fit(w, ht, win_w - 20, win_h, 0.5f), sx, sy;
+    int x = 10, y = win_h - 10 - scaled(ht, sc);
+    panel(h, x, y, scaled(w, sc), scaled(ht, sc), 190);
+    scale_on(h, sc, &sx, &sy);
+    blit(h, t, (int)((float)x / sc) + pad, (int)((float)y / sc) + pad);
+    unscale(h, sc, sx, sy);
 }
 
 void bp_hud_help(bp_hud *h, int first, int win_w, int win_h)
@@ -156,26 +200,20 @@ void bp_hud_help(bp_hud *h, int first, int win_w, int win_h)
     int w = kw + gap + ww + 2 * pad;
     int ht = (n + 1) * lh + 2 * pad + 6;
     /* A window too small for the table gets it scaled down to fit, whole. */
-    float sx, sy, s = 1.0f;
-    SDL_RenderGetScale(h->r, &sx, &sy);
-    if (w > win_w - 8 || ht > win_h - 8) {
-        float fw = (float)(win_w - 8) / (float)w, fh = (float)(win_h - 8) / (float)ht;
-        s = fw < fh ? fw : fh;
-        s = s > 0.2f ? s : 0.2f;
-        SDL_RenderSetScale(h->r, sx * s, sy * s);
-    }
-    int x = (int)((float)win_w / s - (float)w) / 2, y = (int)((float)win_h / s - (float)ht) / 2;
+    float s = fit(w, ht, win_w - 8, win_h - 8, 0.2f), sx, sy;
+    int x = (win_w - scaled(w, s)) / 2, y = (win_h - scaled(ht, s)) / 2;
     if (x < 0)
         x = 0;
     if (y < 0)
         y = 0;
-    panel(h, x, y, w, ht, 225);
-    blit(h, title, x + pad, y + pad);
+    panel(h, x, y, scaled(w, s), scaled(ht, s), 225);
+    scale_on(h, s, &sx, &sy);
+    int tx = (int)((float)x / s) + pad, ty = (int)((float)y / s) + pad;
+    blit(h, title, tx, ty);
     for (int i = 0; i < n; i++) {
-        int ry = y + pad + 6 + (i + 1) * lh;
-        blit(h, k[i], x + pad, ry);
-        blit(h, d[i], x + pad + kw + gap, ry);
+        int ry = ty + 6 + (i + 1) * lh;
+        blit(h, k[i], tx, ry);
+        blit(h, d[i], tx + kw + gap, ry);
     }
-    if (s != 1.0f)
-        SDL_RenderSetScale(h->r, sx, sy);
+    unscale(h, s, sx, sy);
 }

@@ -38,12 +38,13 @@ void bp_hud_free(bp_hud *h);
 /// 1 when text can be drawn.
 int bp_hud_ready(const bp_hud *h);
 /// Draws lines[0..n) in a translucent panel at (x,y) using slots
-/// [first, first+n). Returns the panel height.
+/// [first, first+n), scaled down in a window too small for it. Returns
+/// the panel's height on screen.
 int bp_hud_panel(bp_hud *h, int first, const char *const *lines, int n,
-                 int x, int y);
+                 int x, int y, int win_w, int win_h);
 /// One line in a panel anchored to the bottom-left corner, using slot
-/// `slot`; colour c.
-void bp_hud_message(bp_hud *h, int slot, const char *text, int win_h,
+/// `slot`; colour c; scaled down to the window's width when wider.
+void bp_hud_message(bp_hud *h, int slot, const char *text, int win_w, int win_h,
                     SDL_Color c);
 /// The key reference, centred, using slots from `first` on.
 void bp_hud_help(bp_hud *h, int first, int win_w, int win_h);

@@ -113,6 +113,24 @@ def main():
     sb = Sandbox(args=["--window", "400x300"])
     sb.scene = write_scene(sb.tmp, "empty.scene", "ballpit-scene 1\nworld 1280 720\n")
     with sb:
+        # The status panel, too, is scaled to the window: its right edge
+        # (the border colour down a column) and its bottom edge (across a
+        # row) are on screen, the bottom within two fifths of the height.
+        # Before, the panel was 530 px wide and ran off the window.
+        sb.wait(lambda s: s["fps"] > 0, 10, "the HUD is up")
+        png = read_png(sb.screenshot())
+
+        def border(x, y):  # (70, 80, 100) at the panel's alpha, 170
+            return max(abs(a - b) for a, b in zip(pixel(png, x, y), (51, 58, 74))) < 10
+        right = [x for x in range(100, png[0])
+                 if sum(border(x, y) for y in range(10, 120)) > 40]
+        bottom = [y for y in range(20, png[1])
+                  if sum(border(x, y) for x in range(png[0])) > png[0] // 2]
+        check(right and bottom and bottom[0] <= png[1] * 2 // 5,
+              "the status panel fits a 400x300 window (right edge %s, bottom %s)"
+              % (right[-1:], bottom[:1]))
+        print("ok   the status panel fits a 400x300 window (right edge x=%d, bottom y=%d)"
+              % (right[-1] if right else -1, bottom[0] if bottom else -1))
         sb.key("F1")
         sb.wait(lambda s: s["help"], 5, "F1 shows the help")
         png = read_png(sb.screenshot())
