@@ -320,8 +320,12 @@ static void update_hud_text(app *a, const bp_snap *s)
             a->hud_lines[i][0] = '\0';
         return;
     }
-    snprintf(a->hud_lines[1], sizeof a->hud_lines[1],
-             "sim %.1f ms/frame   real time x%.2f", s->step_ms, s->rtf);
+    if (s->paused)
+        snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "sim %.1f ms/frame   real time: paused",
+                 s->step_ms);
+    else
+        snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "sim %.1f ms/frame   real time x%.2f",
+                 s->step_ms, s->rtf);
     snprintf(a->hud_lines[2], sizeof a->hud_lines[2], "balls %s   lines %u",
              balls, s->nlines);
     snprintf(a->hud_lines[3], sizeof a->hud_lines[3], "engine %s - %.120s",

@@ -249,6 +249,15 @@ static void toggle_engine(bp_logic *L)
 }
 
 /* Applies one command; returns 1 when the world changed (needs attach). */
+/* A new measuring window for the real-time factor: the half second in
+ * which the run pauses, resumes or changes speed would mix both rates
+ * (slow motion read x0.00 for half a second after a pause). */
+static void rtf_restart(bp_logic *L)
+{
+    L->rtf_t0 = now_s();
+    L->rtf_sim0 = L->sim_time;
+}
+
 static int apply(bp_logic *L, bp_cmd *c)
 {
     char err[256] = "";
@@ -324,6 +333,7 @@ static int apply(bp_logic *L, bp_cmd *c)
         return 0; /* bp_engine_switch attaches the world itself */
     case BP_CMD_PAUSE_TOGGLE:
         L->paused = !L->paused;
+        rtf_restart(L);
         return 0;
     case BP_CMD_STEP_ONE:
         if (L->paused)
@@ -334,6 +344,7 @@ static int apply(bp_logic *L, bp_cmd *c)
         return 1;
     case BP_CMD_SLOWMO_TOGGLE:
         L->slowmo = !L->slowmo;
+        rtf_restart(L);
         return 0;
     case BP_CMD_NONE:
         break;

@@ -178,6 +178,49 @@ static int pause_step_slowmo_gravity_reset(void)
     return 0;
 }
 
+static double now(void)
+{
+    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
+}
+
+/* The real-time factor is measured over half-second windows. Pausing,
+ * resuming or switching slow motion starts a new one, so the HUD does not
+ * show a blend of both rates (slow motion read x0.00 for half a second
+ * after a pause). The resume is pushed just after a window began, so a
+ * window that was not restarted would still be the old one. */
+static int real_time_factor_restarts_on_pause(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    ENSURE(spawn(L, 10, (float[6]){ 640, 100, 0, 0, 4, 40 }) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s->paused);
+    double t0 = L->rtf_t0, until = now() + 3.0;
+    while (L->rtf_t0 == t0 && now() < until) { /* until a window begins */
+        usleep(30000);
+        s = frame(L);
+    }
+    ENSURE(L->rtf_t0 != t0);
+    ENSURE(s->rtf == 0.0); /* a whole window paused */
+    double resumed = now();
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SLOWMO_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(!s->paused && s->slowmo);
+    ENSURE(L->rtf_t0 >= resumed);
+    /* A rendered frame every 30 ms, a quarter of a frame (7.07 ms of
+     * simulated time) each: about x0.24 once the first window closes. */
+    while (now() < resumed + 0.6) {
+        usleep(30000);
+        s = frame(L);
+    }
+    fprintf(stderr, "slow motion after a pause: real time x%.3f\n", s->rtf);
+    ENSURE(s->rtf > 0.05 && s->rtf < 0.4);
+    bp_logic_stop(L);
+    return 0;
+}
+
 static int save_and_load(void)
 {
     char dir[] = "/tmp/bp_logic_XXXXXX";
@@ -277,6 +320,7 @@ int main(int argc, char **argv)
         BP_TEST(edits_land_between_frames),
         BP_TEST(spawn_without_room_adds_what_fits),
         BP_TEST(pause_step_slowmo_gravity_reset),
+        BP_TEST(real_time_factor_restarts_on_pause),
         BP_TEST(save_and_load),
         BP_TEST(engine_switch_keeps_every_ball),
     };
