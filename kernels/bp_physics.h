@@ -432,10 +432,11 @@ static const unsigned long long bp_lanes_of[256] = {
  * thousandth of a radius is 0.0025 px on a ball of 2.5. */
 #define BP_ROUGH 0.001f
 /* Ball i's share of BP_ROUGH, in [0, 1): 24 bits of a multiplicative hash
- * of i (exact in a float). */
+ * of i (exact in a float). bp_block_move does the same in lanes. */
+#define BP_ROUGH_HASH 2654435761u
 BP_FN float bp_rough_share(bp_u32 i)
 {
-    return (float)((i * 2654435761u) >> 8) * (1.0f / 16777216.0f);
+    return (float)((i * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
 }
 /* The radius with which ball i (radius r) meets walls and lines. */
 BP_FN float bp_static_radius(bp_u32 i, float r)
@@ -822,12 +823,12 @@ BP_FN float bp_pair_share(bp_side a, bp_side b)
  * balls i and j is pushed apart: the line of centres (nx, ny), except for
  * two balls against the same wall. The wall holds both at one radius
  * from it (and BP_ROUGH of one at most), so their line of centres runs
- * along it, and a row of
- * balls squeezed along a wall (by the flow behind, the pile above) could
- * never let one out: the pushes along the row cancel inside it. There the
- * higher-index ball is taken as lying half a radius further from the wall
- * (the lower one as nearer, so both ends agree), and a squeezed ball
- * climbs out of the row as it would in a real pile. */
+ * along it, and a row of balls squeezed along a wall (by the flow behind,
+ * the pile above) could never let one out: the pushes along the row
+ * cancel inside it. There the higher-index ball is taken as lying half a
+ * radius further from the wall (the lower one as nearer, so both ends
+ * agree), and a squeezed ball climbs out of the row as it would in a real
+ * pile. */
 BP_FN void bp_deep_normal(const bp_step_params *P, bp_u32 i, bp_u32 j, float dx, float dy,
                           float rmin, bp_side a, bp_side b, float nx, float ny, float *ox,
                           float *oy)
@@ -2034,10 +2035,10 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
     const float h = P->h;
     const bp_vf zero = BP_VSPLAT(0.0f);
     for (; i + BP_LANES <= i1; i += BP_LANES) {
-        /* bp_move_static up to its first sweep */
-        /* bp_static_radius, lane by lane */
+        /* bp_move_static up to its first sweep (bp_static_radius lane
+         * by lane first) */
         bp_vu ids = BP_VUSPLAT(i) + BP_LANE_IDS;
-        bp_vf share = BP_VUTOF((ids * 2654435761u) >> 8) * (1.0f / 16777216.0f);
+        bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
         bp_vf ri = BP_VLOAD(A->r + i);
         ri = ri + ri * (BP_ROUGH * share);
         bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
