@@ -116,6 +116,14 @@ int64_t bp_world_add_ball(bp_world *w, float x, float y, float vx, float vy,
 int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count,
                            float r, float spread, float vx, float vy,
                            uint64_t seed, char *err, size_t errlen);
+/// As bp_world_add_swarm (the same draws), but a ball whose centre would
+/// leave the box is mirrored back in across the bound it crossed (then put
+/// at the nearest point inside, for a disc wider than the box), instead of
+/// every such ball landing on the bound itself, one on another. For swarms
+/// that bp_world_settle gives room next: a scene's `settle` swarms.
+int64_t bp_world_add_swarm_folded(bp_world *w, float cx, float cy, uint32_t count, float r,
+                                  float spread, float vx, float vy, uint64_t seed, char *err,
+                                  size_t errlen);
 /// Finds room for balls first..count-1 (the ones just added: a swarm):
 /// taken in id order, a ball closer than the resting contact's skin (0.06
 /// of the smaller radius) to a ball placed before it (an older ball, which

@@ -394,8 +394,8 @@ static int parse_swarm(parser *p)
         return perr(p, "too many balls: this swarm makes %llu, the limit is %u",
                     (unsigned long long)p->w->count + count, BP_MAX_BALLS);
     char why[256] = "";
-    int64_t added = bp_world_add_swarm(p->w, cx, cy, (uint32_t)count, r, spread,
-                                       vx, vy, seed, why, sizeof why);
+    int64_t added = (settle ? bp_world_add_swarm_folded : bp_world_add_swarm)(
+        p->w, cx, cy, (uint32_t)count, r, spread, vx, vy, seed, why, sizeof why);
     if (added < 0)
         return perr(p, "%s", why);
     if ((uint64_t)added != count)

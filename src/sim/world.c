@@ -231,8 +231,19 @@ static double rand01(uint64_t *s)
     return (double)(next_rand(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count, float r, float spread,
-                           float vx, float vy, uint64_t seed, char *err, size_t errlen)
+/* Where a swarm's ball drawn at v lands on one axis of a box whose centres
+ * lie in [lo, hi]: the nearest point inside, or, when folding, its mirror
+ * image in the bound it crossed (then the nearest point inside, for a disc
+ * wider than the box). */
+static float swarm_inside(float v, float lo, float hi, int fold)
+{
+    if (fold)
+        v = v < lo ? lo + (lo - v) : v > hi ? hi - (v - hi) : v;
+    return fminf(fmaxf(v, lo), hi);
+}
+
+static int64_t add_swarm(bp_world *w, float cx, float cy, uint32_t count, float r, float spread,
+                         float vx, float vy, uint64_t seed, int fold, char *err, size_t errlen)
 {
     if (!finite_small(cx) || !finite_small(cy) || !finite_small(spread) || !finite_small(vx) ||
         !finite_small(vy) || spread < 0.0f)
@@ -258,12 +269,25 @@ int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count, floa
         /* Uniform in the disc: radius sqrt(u) * spread. */
         double a = rand01(&s) * 6.283185307179586, d = sqrt(rand01(&s)) * spread;
         float x = (float)(cx + d * cos(a)), y = (float)(cy + d * sin(a));
-        x = fminf(fmaxf(x, r), w->params.width - r);
-        y = fminf(fmaxf(y, r), w->params.height - r);
+        x = swarm_inside(x, r, w->params.width - r, fold);
+        y = swarm_inside(y, r, w->params.height - r, fold);
         if (bp_world_add_ball(w, x, y, vx, vy, r, 0.0f, err, errlen) < 0)
             return -1;
     }
     return n;
+}
+
+int64_t bp_world_add_swarm(bp_world *w, float cx, float cy, uint32_t count, float r, float spread,
+                           float vx, float vy, uint64_t seed, char *err, size_t errlen)
+{
+    return add_swarm(w, cx, cy, count, r, spread, vx, vy, seed, 0, err, errlen);
+}
+
+int64_t bp_world_add_swarm_folded(bp_world *w, float cx, float cy, uint32_t count, float r,
+                                  float spread, float vx, float vy, uint64_t seed, char *err,
+                                  size_t errlen)
+{
+    return add_swarm(w, cx, cy, count, r, spread, vx, vy, seed, 1, err, errlen);
 }
 
 int64_t bp_world_add_line(bp_world *w, float x1, float y1, float x2, float y2, char *err,

@@ -199,8 +199,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             float rad = rd_float(r, BP_MIN_RADIUS, rmax);
             float spread = rd_float(r, 0.0f, BP_MAX_WORLD);
             float vx = rd_float(r, -big, big), vy = rd_float(r, -big, big);
-            int64_t got = bp_world_add_swarm(w, cx, cy, n, rad, spread, vx, vy,
-                                             rd_u32(r), err, sizeof err);
+            /* the seed's low bit: the balls drawn outside the box mirrored
+             * back in (a scene's `settle` swarms), else put on the wall */
+            uint32_t seed = rd_u32(r);
+            int64_t got = (seed & 1 ? bp_world_add_swarm_folded : bp_world_add_swarm)(
+                w, cx, cy, n, rad, spread, vx, vy, seed, err, sizeof err);
             check_refusal(got, err, w);
             if (got != (int64_t)n)
                 fail("a small legal swarm was not added whole", w, 0);
