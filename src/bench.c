@@ -403,6 +403,11 @@ int bp_bench_run(const bp_cli *cli)
     FILE *out = json_stdout ? stderr : stdout;
     json_buf jb = { NULL, 0 };
     FILE *js = NULL;
+    if (cli->bench_json && !json_stdout &&
+        bp_file_check_writable(cli->bench_json, err, sizeof err) != 0) {
+        fprintf(stderr, "ballpit: --bench-json %s\n", err); /* before the runs */
+        return 1;
+    }
     if (cli->bench_json) {
         js = json_stdout ? stdout : open_memstream(&jb.data, &jb.len);
         if (!js) {

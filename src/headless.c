@@ -78,6 +78,14 @@ int bp_headless_run(const bp_cli *cli)
         fprintf(stderr, "ballpit: %s\n", err);
         return 2;
     }
+    /* A dump that cannot be written is said before the run, not after
+     * hours of it (the same message and status as the write would give;
+     * the write at the end still reports a disk that filled meanwhile). */
+    if (cli->dump && bp_file_check_writable(cli->dump, err, sizeof err) != 0) {
+        fprintf(stderr, "ballpit: --dump %s\n", err);
+        bp_world_destroy(w);
+        return 1;
+    }
     bp_backend kind = cli->backend;
     const char *kname = kind == BP_BACKEND_OPENCL ? "opencl" : "cpu";
     bp_engine *e = bp_engine_create(kind, &cli->engine, err, sizeof err);

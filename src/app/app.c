@@ -26,6 +26,7 @@
 #include "state.h"
 #include "tools.h"
 #include "view.h"
+#include "scene_io.h"
 
 #define BP_APP_FPS 33.0
 #define BP_MSG_SECONDS 6.0
@@ -182,6 +183,25 @@ static int screenshot(app *a, const char *path)
 fail:
     snprintf(a->shot_err, sizeof a->shot_err, "%s", err);
     show(a, msg_warn, "screenshot failed: %s", err);
+    return -1;
+}
+
+/* A file the run will write, checked before the window opens (its folder
+ * made first when make_folder): a path that cannot be written is said at
+ * once, not after --screenshot-after's N frames. */
+static int check_output(const char *flag, const char *path, int make_folder)
+{
+    char err[1200], dir[4096];
+    if (make_folder) {
+        bp_dirname(path, dir, sizeof dir);
+        if (bp_mkdir_p(dir, err, sizeof err) != 0) {
+            fprintf(stderr, "ballpit: %s %s: %s\n", flag, path, err);
+            return -1;
+        }
+    }
+    if (bp_file_check_writable(path, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "ballpit: %s %s\n", flag, err);
     return -1;
 }
 
@@ -493,6 +513,9 @@ static void frame(app *a, double now)
     long after = a->cli->screenshot_after;
     if (after > 0 && a->rendered >= (uint64_t)after) {
         a->status = screenshot(a, a->cli->screenshot_path) == 0 ? 0 : 1;
+        if (a->status) /* the HUD's message would vanish with the window */
+            fprintf(stderr, "ballpit: --screenshot-after: screenshot failed: %s\n",
+                    a->shot_err);
         a->quit = 1;
     }
     SDL_RenderPresent(a->ren);
@@ -581,6 +604,12 @@ int bp_app_run(const bp_cli *cli)
     if (!w) {
         fprintf(stderr, "ballpit: %s\n", err);
         return 2;
+    }
+    if ((cli->screenshot_after > 0 && cli->screenshot_path &&
+         check_output("--screenshot-path", cli->screenshot_path, 1) != 0) ||
+        (cli->state_file && check_output("--state-file", cli->state_file, 0) != 0)) {
+        bp_world_destroy(w);
+        return 1;
     }
     if (cli->screenshot_dir)
         snprintf(a->shot_dir, sizeof a->shot_dir, "%s", cli->screenshot_dir);

@@ -633,49 +633,90 @@ static int write_special(const char *path, bp_file_filler fill, void *ctx, char 
     return 0;
 }
 
-int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
-                         char *err, size_t errlen)
+/* Where bp_file_write_atomic writes path: a new temporary file beside the
+ * file (beside the one a symbolic link points to), its name in *tmp and
+ * the file to replace in *target (both to free), its permission bits to
+ * give in *mode. Returns the open descriptor; BP_TEMP_SPECIAL for a pipe
+ * or device, written directly; -1 with "PATH: why" in err. */
+#define BP_TEMP_SPECIAL (-2)
+static int open_temp(const char *path, char **tmp, char **real, mode_t *mode, char *err,
+                     size_t errlen)
 {
+    *tmp = *real = NULL;
+    *mode = 0644;
     if (!path || !*path) {
         set_err(err, errlen, "cannot write: empty file name");
         return -1;
     }
-    mode_t mode = 0644;
     struct stat st;
-    char *real = NULL;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             set_err(err, errlen, "%s: is a folder, not a file", path);
             return -1;
         }
         if (!S_ISREG(st.st_mode))
-            return write_special(path, fill, ctx, err, errlen);
-        mode = st.st_mode & 0777;
+            return BP_TEMP_SPECIAL;
+        *mode = st.st_mode & 0777;
         /* Through a symbolic link, replace the file it points to, not the
          * link itself. */
         struct stat lst;
         if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-            real = realpath(path, NULL);
+            *real = realpath(path, NULL);
     }
-    const char *target = real ? real : path;
+    const char *target = *real ? *real : path;
     size_t n = strlen(target);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
+    *tmp = malloc(n + 16);
+    if (!*tmp) {
         set_err(err, errlen, "%s: out of memory", path);
-        free(real);
+        free(*real);
+        *real = NULL;
         return -1;
     }
-    memcpy(tmp, target, n);
-    memcpy(tmp + n, ".tmp-XXXXXX", 12);
-
-    int fd = mkstemp(tmp);
+    memcpy(*tmp, target, n);
+    memcpy(*tmp + n, ".tmp-XXXXXX", 12);
+    int fd = mkstemp(*tmp);
     if (fd < 0) {
         set_err(err, errlen, "%s: cannot create a temporary file in its "
                 "folder: %s (the old file, if any, is kept)", path, strerror(errno));
-        free(tmp);
-        free(real);
-        return -1;
+        free(*tmp);
+        free(*real);
+        *tmp = *real = NULL;
     }
+    return fd;
+}
+
+int bp_file_check_writable(const char *path, char *err, size_t errlen)
+{
+    char *tmp, *real;
+    mode_t mode;
+    int fd = open_temp(path, &tmp, &real, &mode, err, errlen);
+    if (fd == BP_TEMP_SPECIAL) {
+        if (access(path, W_OK) != 0) {
+            set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            return -1;
+        }
+        return 0;
+    }
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    free(real);
+    return 0;
+}
+
+int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
+                         char *err, size_t errlen)
+{
+    char *tmp, *real;
+    mode_t mode;
+    int fd = open_temp(path, &tmp, &real, &mode, err, errlen);
+    if (fd == BP_TEMP_SPECIAL)
+        return write_special(path, fill, ctx, err, errlen);
+    if (fd < 0)
+        return -1;
+    const char *target = real ? real : path;
     const char *what = NULL;
     int e = 0;
     if (fchmod(fd, mode) != 0) {

@@ -22,4 +22,10 @@ typedef int (*bp_file_filler)(FILE *f, void *ctx);
 int bp_file_write_atomic(const char *path, bp_file_filler fill, void *ctx,
                          char *err, size_t errlen);
 
+/// Whether bp_file_write_atomic can write `path` as things stand: a
+/// temporary file is created beside it and removed (a pipe or device must
+/// be writable). Returns 0, or -1 with the message the write would give, so
+/// a long run learns of a bad output path before it starts, not after.
+int bp_file_check_writable(const char *path, char *err, size_t errlen);
+
 #endif

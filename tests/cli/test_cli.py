@@ -187,6 +187,14 @@ def test_dump_csv():
     one_error_line(rc, out, err, 1, "--dump", "d.csv")
     check(rows == list(csv.reader(open(dump, newline=""))), "old dump changed")
     check(not [n for n in os.listdir(TMP) if ".tmp" in n], "temporary file left behind")
+    # ... and it is said before the run, not after it: a billion frames
+    # would take days (before, the run went first and then failed).
+    for flags in (["--headless", path, "--frames", "1000000000", "--dump"],
+                  ["--bench", "--backend", "cpu", "--bench-sizes", "200000",
+                   "--bench-frames", "100000", "--bench-json"]):
+        rc, out, err = run(flags + [os.path.join(TMP, "no", "such", "out")], timeout=60)
+        one_error_line(rc, out, err, 1, flags[-1], "cannot create a temporary file")
+        check(not os.path.exists(os.path.join(TMP, "no")), "folder made for %r" % flags)
 
 
 def test_determinism():

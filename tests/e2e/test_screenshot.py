@@ -76,6 +76,25 @@ def main():
         check(p.returncode == 0, "--screenshot-after 5 exits 0 " + p.stdout.strip())
         png = read_png(out)
         check((png[0], png[1]) == (640, 360), "its PNG is 640x360")
+        # A path it cannot write: one line and status 1 before the window
+        # opens, not a silent status 1 after N frames (100,000 frames would
+        # take 50 minutes; the HUD's message vanished with the window).
+        blocker = os.path.join(sb2.tmp, "plainfile")
+        with open(blocker, "w") as f:
+            f.write("not a folder\n")
+        for flags, name in ((["--screenshot-after", "100000", "--screenshot-path"],
+                             os.path.join(blocker, "x.png")),
+                            (["--screenshot-after", "100000", "--screenshot-path"],
+                             sb2.tmp),
+                            (["--state-file"], os.path.join(sb2.tmp, "no", "st.json"))):
+            p = subprocess.run([sb2.exe] + flags + [name], env=sb2.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, timeout=30)
+            lines = p.stderr.splitlines()
+            check(p.returncode == 1 and len(lines) == 1 and
+                  lines[0].startswith("ballpit: " + flags[-1] + " " + name),
+                  "%s %s: status %d, %r" % (flags[-1], name, p.returncode, p.stderr))
+        print("ok   unwritable --screenshot-path and --state-file said at once")
     finally:
         sb2.close()
 
