@@ -634,10 +634,11 @@ static int write_special(const char *path, bp_file_filler fill, void *ctx, char 
 }
 
 /* Where bp_file_write_atomic writes path: a new temporary file beside the
- * file (beside the one a symbolic link points to), its name in *tmp and
- * the file to replace in *target (both to free), its permission bits to
- * give in *mode. Returns the open descriptor; BP_TEMP_SPECIAL for a pipe
- * or device, written directly; -1 with "PATH: why" in err. */
+ * file (beside the one a symbolic link points to), its name in *tmp, the
+ * file a link points to in *real (NULL when path is no link; both to
+ * free), the permission bits to give in *mode. Returns the open
+ * descriptor; BP_TEMP_SPECIAL for a pipe or device, written directly; -1
+ * with "PATH: why" in err. */
 #define BP_TEMP_SPECIAL (-2)
 static int open_temp(const char *path, char **tmp, char **real, mode_t *mode, char *err,
                      size_t errlen)
