@@ -261,6 +261,12 @@ static void on_key(app *a, const SDL_KeyboardEvent *k)
     case SDLK_r: send_simple(a, BP_CMD_RESET); break;
     case SDLK_v: send_simple(a, BP_CMD_GRAVITY_TOGGLE); break;
     case SDLK_s: send_simple(a, BP_CMD_SLOWMO_TOGGLE); break;
+    case SDLK_RIGHTBRACKET:
+    case SDLK_LEFTBRACKET: {
+        bp_cmd c = { .kind = BP_CMD_SUBSTEPS, .u = s == SDLK_RIGHTBRACKET };
+        emit(a, &c);
+        break;
+    }
     case SDLK_F12:
     case SDLK_p: a->shot_request = 1; break;
     default: break;
@@ -341,11 +347,12 @@ static void update_hud_text(app *a, const bp_snap *s)
         return;
     }
     if (s->paused)
-        snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "sim %.1f ms/frame   real time: paused",
-                 s->step_ms);
+        snprintf(a->hud_lines[1], sizeof a->hud_lines[1],
+                 "sim %.1f ms/frame (%u sub-steps)   real time: paused", s->step_ms, s->substeps);
     else
-        snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "sim %.1f ms/frame   real time x%.2f",
-                 s->step_ms, s->rtf);
+        snprintf(a->hud_lines[1], sizeof a->hud_lines[1],
+                 "sim %.1f ms/frame (%u sub-steps)   real time x%.2f", s->step_ms, s->substeps,
+                 s->rtf);
     snprintf(a->hud_lines[2], sizeof a->hud_lines[2], "balls %s   lines %u",
              balls, s->nlines);
     snprintf(a->hud_lines[3], sizeof a->hud_lines[3], "engine %s - %.120s",
@@ -415,6 +422,7 @@ static void write_state(app *a, const bp_snap *s)
         .paused = s ? s->paused : 0,
         .gravity = s ? s->gravity : 1,
         .slowmo = s ? s->slowmo : 0,
+        .substeps = s ? s->substeps : 0,
         .eraser = a->tools.eraser_mode,
         .help = a->help,
         .font = bp_hud_ready(&a->hud),

@@ -32,6 +32,7 @@ const char *bp_cmd_name(bp_cmd_kind k)
     case BP_CMD_STEP_ONE: return "step";
     case BP_CMD_GRAVITY_TOGGLE: return "gravity";
     case BP_CMD_SLOWMO_TOGGLE: return "slow motion";
+    case BP_CMD_SUBSTEPS: return "sub-steps";
     }
     return "?";
 }

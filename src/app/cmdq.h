@@ -31,6 +31,7 @@ typedef enum bp_cmd_kind {
     BP_CMD_STEP_ONE,      ///< one frame while paused
     BP_CMD_GRAVITY_TOGGLE,
     BP_CMD_SLOWMO_TOGGLE,
+    BP_CMD_SUBSTEPS,      ///< u = 1: twice the sub-steps per frame, 0: half
 } bp_cmd_kind;
 
 /// One edit. pts and str are heap memory owned by the command; bp_cmd_free

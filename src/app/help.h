@@ -24,6 +24,7 @@ static const bp_help_row bp_help_rows[] = {
     { "N or .", "one frame while paused" },
     { "S", "slow motion (1/4 speed) on/off" },
     { "V", "gravity on/off" },
+    { "] / [", "twice / half the sub-steps per frame" },
     { "C / L", "clear balls / clear lines" },
     { "R", "reset to the loaded scene" },
     { "F12 or P", "screenshot (PNG, path shown below)" },

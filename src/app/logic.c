@@ -77,6 +77,7 @@ static void publish(bp_logic *L)
     s->paused = L->paused;
     s->gravity = L->gravity;
     s->slowmo = L->slowmo;
+    s->substeps = L->w->params.substeps;
     s->backend = (int)bp_engine_kind(L->e);
     snprintf(s->engine, sizeof s->engine, "%s", bp_engine_name(L->e));
     snprintf(s->device, sizeof s->device, "%s", bp_engine_device(L->e));
@@ -248,7 +249,6 @@ static void toggle_engine(bp_logic *L)
     say(L, "engine: %s (%s)", bp_engine_name(L->e), bp_engine_device(L->e));
 }
 
-/* Applies one command; returns 1 when the world changed (needs attach). */
 /* A new measuring window for the real-time factor: the half second in
  * which the run pauses, resumes or changes speed would mix both rates
  * (slow motion read x0.00 for half a second after a pause). */
@@ -258,6 +258,33 @@ static void rtf_restart(bp_logic *L)
     L->rtf_sim0 = L->sim_time;
 }
 
+/* ] and [: twice or half the sub-steps per frame, within the scene
+ * format's 1..BP_MAX_SUBSTEPS. A frame stays 1/fps of simulated time, cut
+ * finer: each sub-step is one more contact pass, so a pile hit hard gives
+ * less (docs/physics.md, "Energy and determinism"), at that many times
+ * the cost. Ctrl+S saves the count; R goes back to the scene's. Returns 1
+ * when it changed (the engine re-attaches: its step length changed). */
+static int set_substeps(bp_logic *L, int more)
+{
+    uint32_t s = L->w->params.substeps, n = more ? s * 2u : s / 2u;
+    n = n < 1u ? 1u : n > BP_MAX_SUBSTEPS ? BP_MAX_SUBSTEPS : n;
+    if (n == s) {
+        say(L, "sub-steps per frame: %u, the %s there can be", s, more ? "most" : "fewest");
+        return 0;
+    }
+    /* The frame count stays as it was (engines derive it from the
+     * sub-steps done), a part-frame of slow motion at its share. */
+    bp_world *w = L->w;
+    uint64_t rest = w->substeps_done - w->frames * s;
+    w->substeps_done = w->frames * n + rest * n / s;
+    w->params.substeps = n;
+    rtf_restart(L);
+    say(L, "sub-steps per frame: %u (was %u): %s", n, s,
+        more ? "stiffer contacts, more work a frame" : "less work a frame, softer contacts");
+    return 1;
+}
+
+/* Applies one command; returns 1 when the world changed (needs attach). */
 static int apply(bp_logic *L, bp_cmd *c)
 {
     char err[256] = "";
@@ -346,6 +373,8 @@ static int apply(bp_logic *L, bp_cmd *c)
         L->slowmo = !L->slowmo;
         rtf_restart(L);
         return 0;
+    case BP_CMD_SUBSTEPS:
+        return set_substeps(L, c->u != 0);
     case BP_CMD_NONE:
         break;
     }

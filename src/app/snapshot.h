@@ -29,6 +29,7 @@ typedef struct bp_snap {
     double step_ms;                ///< wall ms of the last frame's step
     double rtf;                    ///< simulated s per wall s, last second
     int paused, gravity, slowmo;
+    uint32_t substeps;             ///< sub-steps per frame (the world's)
     int backend;                   ///< bp_backend of the running engine
     char engine[16];               ///< "cpu" / "opencl"
     char device[128];

@@ -61,6 +61,7 @@ int bp_state_format(const bp_app_state *s, char *buf, size_t len)
         s->paused ? "true" : "false", s->gravity ? "true" : "false",
         s->slowmo ? "true" : "false", s->eraser ? "true" : "false",
         s->help ? "true" : "false", s->font ? "true" : "false");
+    put(&o, "\"substeps\":%u,", s->substeps);
     put(&o, "\"swarm_size\":%u,\"radius\":%g,", s->swarm_size,
         (double)s->radius);
     put(&o, "\"window\":[%d,%d],", s->win_w, s->win_h);

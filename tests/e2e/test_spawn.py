@@ -1,6 +1,6 @@
 """End-to-end: right-click spawns, the wheel sets the swarm size, a
 right-drag throws, holding pours; pause, single step, gravity, slow motion,
-clear and reset, all in the real window under Xvfb."""
+sub-steps, clear and reset, all in the real window under Xvfb."""
 import time
 
 from e2e import Sandbox, check, write_scene
@@ -67,12 +67,25 @@ def main():
         sb.wait(lambda s: s["slowmo"], 5, "S turns slow motion on")
         print("ok   V gravity off, S slow motion on")
 
+        # ] and [: twice and half the sub-steps per frame, in the HUD's
+        # line and the state file; the frame count runs on.
+        check(sb.state()["substeps"] == 30, "the scene's 30 sub-steps")
+        sb.key("bracketright")
+        s = sb.wait(lambda s: s["substeps"] == 60, 5, "] doubles the sub-steps")
+        check("sub-steps per frame: 60" in s["message"], "] says so: %r" % s["message"])
+        f1 = s["frame"]
+        sb.key("bracketleft", "bracketleft")
+        s = sb.wait(lambda s: s["substeps"] == 15, 5, "[ halves the sub-steps")
+        sb.wait(lambda s: s["frame"] > f1 + 2, 10, "frames go on at 15 sub-steps")
+        print("ok   ] and [ double and halve the sub-steps (30 -> 60 -> 15)")
+
         sb.click(3, 640, 200)
         sb.wait(lambda s: s["balls"] == 500, 10, "spawn again")
         sb.key("r")
         s = sb.wait(lambda s: s["balls"] == 0 and s["gravity"], 10,
                     "R resets to the loaded scene")
         check(s["lines"] == 1, "R resets to the loaded scene (its line kept)")
+        check(s["substeps"] == 30, "R resets the sub-steps to the scene's")
         check(sb.quit() == 0, "Escape quits with status 0")
 
 

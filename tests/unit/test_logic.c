@@ -221,6 +221,63 @@ static int real_time_factor_restarts_on_pause(void)
     return 0;
 }
 
+/* ] and [ (BP_CMD_SUBSTEPS): twice or half the sub-steps per frame. A
+ * frame stays 1/33 s of simulated time and the frame count runs on; the
+ * frame after ] is what an engine of its own makes of the same world at
+ * 60 sub-steps, bit for bit; the count stops at 1 and 1000; R goes back
+ * to the scene's 30. */
+static int substeps_double_and_halve(void)
+{
+    char err[256];
+    bp_logic *L = start();
+    ENSURE(L);
+    ENSURE(spawn(L, 200, (float[6]){ 640, 560, 0, 300, 3, 60 }) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s && s->count == 200 && s->substeps == 30);
+    uint64_t f0 = s->frame;
+    double t0 = s->sim_time;
+
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SUBSTEPS, .u = 1 }) == 0);
+    /* The world as the next frame finds it, stepped apart at 60. */
+    bp_world *twin = bp_world_clone(L->w); /* read after publish: safe */
+    ENSURE(twin);
+    twin->params.substeps = 60;
+    bp_engine_opts o = { .threads = 1 };
+    bp_engine *e = bp_engine_create(BP_BACKEND_CPU, &o, err, sizeof err);
+    ENSURE(e && bp_engine_attach(e, twin, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, twin, 60, err, sizeof err) == 0);
+    s = frame(L);
+    ENSURE(s->substeps == 60 && L->w->params.substeps == 60);
+    ENSURE(strstr(s->msg, "sub-steps per frame: 60 (was 30)") != NULL);
+    ENSURE(s->frame == f0 + 1);
+    ENSURE_NEAR(s->sim_time - t0, 1.0 / 33.0, 1e-9);
+    ENSURE(s->count == twin->count);
+    for (uint32_t i = 0; i < s->count; i++)
+        ENSURE(s->x[i] == twin->x[i] && s->y[i] == twin->y[i]);
+    bp_engine_destroy(e);
+    bp_world_destroy(twin);
+
+    for (int k = 0; k < 3; k++) /* 60 -> 30 -> 15 -> 7 */
+        ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SUBSTEPS, .u = 0 }) == 0);
+    s = frame(L);
+    ENSURE(s->substeps == 7 && s->frame == f0 + 2);
+    for (int k = 0; k < 4; k++) /* 7 -> 3 -> 1 -> 1 -> 1 */
+        ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SUBSTEPS, .u = 0 }) == 0);
+    s = frame(L);
+    ENSURE(s->substeps == 1 && strstr(s->msg, "the fewest") != NULL);
+    for (int k = 0; k < 11; k++) /* 1, 2, 4, ... 512, 1000, 1000 */
+        ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_SUBSTEPS, .u = 1 }) == 0);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(s->substeps == 1000 && strstr(s->msg, "the most") != NULL);
+    ENSURE(s->frame == f0 + 3);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_RESET }) == 0);
+    s = frame(L);
+    ENSURE(s->substeps == 30);
+    bp_logic_stop(L);
+    return 0;
+}
+
 static int save_and_load(void)
 {
     char dir[] = "/tmp/bp_logic_XXXXXX";
@@ -321,6 +378,7 @@ int main(int argc, char **argv)
         BP_TEST(spawn_without_room_adds_what_fits),
         BP_TEST(pause_step_slowmo_gravity_reset),
         BP_TEST(real_time_factor_restarts_on_pause),
+        BP_TEST(substeps_double_and_halve),
         BP_TEST(save_and_load),
         BP_TEST(engine_switch_keeps_every_ball),
     };
