@@ -346,13 +346,11 @@ static void update_hud_text(app *a, const bp_snap *s)
             a->hud_lines[i][0] = '\0';
         return;
     }
-    if (s->paused)
-        snprintf(a->hud_lines[1], sizeof a->hud_lines[1],
-                 "sim %.1f ms/frame (%u sub-steps)   real time: paused", s->step_ms, s->substeps);
-    else
-        snprintf(a->hud_lines[1], sizeof a->hud_lines[1],
-                 "sim %.1f ms/frame (%u sub-steps)   real time x%.2f", s->step_ms, s->substeps,
-                 s->rtf);
+    char rt[32] = ": paused";
+    if (!s->paused)
+        snprintf(rt, sizeof rt, " x%.2f", s->rtf);
+    snprintf(a->hud_lines[1], sizeof a->hud_lines[1], "sim %.1f ms/frame (%u sub-steps)   real time%s",
+             s->step_ms, s->substeps, rt);
     snprintf(a->hud_lines[2], sizeof a->hud_lines[2], "balls %s   lines %u",
              balls, s->nlines);
     snprintf(a->hud_lines[3], sizeof a->hud_lines[3], "engine %s - %.120s",

@@ -22,7 +22,7 @@ typedef struct bp_app_state {
     const char *message;     ///< last HUD message
     const char *scene;
     int paused, gravity, slowmo, eraser, help, font;
-    unsigned substeps; ///< sub-steps per frame
+    uint32_t substeps;       ///< sub-steps per frame
     uint32_t swarm_size;
     float radius;
     int win_w, win_h;        ///< renderer output size, px
