@@ -218,9 +218,10 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     row->phase_ms.ball_contacts = sum.ball_contacts * k;
     row->phase_ms.static_contacts = sum.static_contacts * k;
     row->phase_ms.readback = sum.readback * k;
-    /* The world's per-ball arrays (x, y, vx, vy, r, m, contacts) and all
+    /* The world's per-ball arrays (x, y, vx, vy, r, m, contacts, id) and all
      * the engine holds: issue 6's "engine state and broad phase". */
-    size_t world_ball = 4 * sizeof *w->x + sizeof *w->r + sizeof *w->m + sizeof *w->contacts;
+    size_t world_ball = 4 * sizeof *w->x + sizeof *w->r + sizeof *w->m + sizeof *w->contacts +
+                        (w->id ? sizeof *w->id : 0u); /* ids, once sorted by place */
     row->bytes_per_ball =
         ((double)world_ball * w->count + (double)bp_engine_memory(e)) / (double)w->count;
     row->escaped = st.escaped;

@@ -88,6 +88,8 @@ static bp_engine *make_engine(const char *spec)
         }
         o.threads = (int)t;
     }
+    const char *sort = getenv("AB_SORT"); /* cpu:AB_SORT=1: re-sort by place */
+    o.sort_by_place = sort && strcmp(sort, "1") == 0;
     bp_engine *e = bp_engine_create(b, &o, err, sizeof err);
     if (!e)
         fprintf(stderr, "ab_frames: %s: %s\n", spec, err);

@@ -83,6 +83,11 @@ typedef struct bp_world {
     uint32_t balls_version;    ///< bumped whenever balls are added/removed
     uint64_t frames;           ///< frames stepped so far
     uint64_t substeps_done;    ///< sub-steps stepped so far
+    uint32_t *id;              ///< id (creation order) of the ball in each slot;
+                               ///< NULL while every slot holds its own id. The
+                               ///< engines re-sort large worlds' balls by place
+                               ///< (docs/architecture.md, "Ball order"); the dump
+                               ///< CSV and saved scenes list balls by id
 } bp_world;
 
 /// Fills in the default parameters.
@@ -189,6 +194,10 @@ typedef struct bp_engine_opts {
     int threads;               ///< CPU threads, 0 = all cores
     int device;                ///< OpenCL device index as --list-devices shows
     int device_set;            ///< nonzero: use `device`; zero: GPU first, else any
+    int sort_by_place;         ///< nonzero: bp_engine_step re-sorts the balls of a
+                               ///< world of 4,096 or more by place every 1,024
+                               ///< sub-steps (faster; the slots then no longer are
+                               ///< the ids: see bp_world.id). Zero keeps creation order
 } bp_engine_opts;
 
 typedef struct bp_engine bp_engine;

@@ -1,5 +1,6 @@
 /* engine.c - the engine interface: dispatch to a backend, and switching. */
 #include "engine_impl.h"
+#include "order.h"
 
 #include <string.h>
 
@@ -10,14 +11,20 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
         opts = &def;
     if (err && errlen)
         err[0] = '\0';
+    bp_engine *e = NULL;
     switch (kind) {
     case BP_BACKEND_CPU:
-        return bp_cpu_engine_create(opts, err, errlen);
+        e = bp_cpu_engine_create(opts, err, errlen);
+        break;
     case BP_BACKEND_OPENCL:
-        return bp_ocl_engine_create(opts, err, errlen);
+        e = bp_ocl_engine_create(opts, err, errlen);
+        break;
+    default:
+        bp_fail(err, errlen, "unknown backend %d", (int)kind);
     }
-    bp_fail(err, errlen, "unknown backend %d", (int)kind);
-    return NULL;
+    if (e)
+        e->sort_by_place = opts->sort_by_place != 0;
+    return e;
 }
 
 void bp_engine_destroy(bp_engine *e)
@@ -31,11 +38,35 @@ int bp_engine_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     return e->ops->attach(e, w, err, errlen);
 }
 
+/* The world re-sorted by place (order.h): brought up to date from the
+ * engine, sorted, and attached again, as an engine switch does. */
+static int sort_by_place(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    if (e->ops->read(e, w, err, errlen))
+        return -1;
+    size_t bytes = 0;
+    void *tmp = e->ops->scratch ? e->ops->scratch(e, &bytes) : NULL;
+    if (bp_world_sort_by_place(w, tmp, bytes))
+        return bp_fail(err, errlen, "%s engine: out of memory to sort %u balls by place",
+                       e->ops->name, w->count);
+    return e->ops->attach(e, w, err, errlen);
+}
+
 int bp_engine_step(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errlen)
 {
-    if (n == 0)
-        return 0;
-    return e->ops->step(e, w, n, err, errlen);
+    /* With sort_by_place, the call cut where the world's sub-step count
+     * reaches a multiple of BP_ORDER_EVERY, the balls re-sorted there. */
+    int sort = e->sort_by_place && w->count >= BP_ORDER_MIN;
+    while (n > 0) {
+        if (sort && bp_order_due(w) && sort_by_place(e, w, err, errlen))
+            return -1;
+        uint32_t to_next = BP_ORDER_EVERY - (uint32_t)(w->substeps_done % BP_ORDER_EVERY);
+        uint32_t k = sort && to_next < n ? to_next : n;
+        if (e->ops->step(e, w, k, err, errlen))
+            return -1;
+        n -= k;
+    }
+    return 0;
 }
 
 int bp_engine_read(bp_engine *e, bp_world *w, char *err, size_t errlen)

@@ -346,6 +346,13 @@ static int cpu_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     return 0; /* the CPU engine works in the world's own arrays */
 }
 
+static void *cpu_scratch(bp_engine *e, size_t *bytes)
+{
+    cpu_engine *c = (cpu_engine *)e;
+    *bytes = c->scratch ? 4 * (size_t)c->cap * sizeof(float) : 0;
+    return c->scratch; /* pass 3's sums and pass 5's input: dead between calls */
+}
+
 static void cpu_destroy(bp_engine *e)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -358,6 +365,7 @@ static void cpu_destroy(bp_engine *e)
 
 static const bp_engine_ops cpu_ops = {
     .name = "cpu", .attach = cpu_attach, .step = cpu_step, .read = cpu_read, .destroy = cpu_destroy,
+    .scratch = cpu_scratch,
 };
 
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen)

@@ -17,6 +17,9 @@ typedef struct bp_engine_ops {
     int (*step)(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errlen);
     int (*read)(bp_engine *e, bp_world *w, char *err, size_t errlen);
     void (*destroy)(bp_engine *e);
+    /* Optional: scratch memory that is dead between calls to step, for
+     * the re-sort by place (order.h); NULL where there is none. */
+    void *(*scratch)(bp_engine *e, size_t *bytes);
 } bp_engine_ops;
 
 struct bp_engine {
@@ -26,6 +29,7 @@ struct bp_engine {
     char device[256];
     bp_phase_times times;
     size_t bytes; /* held for the attached world (bp_engine_memory), set by attach */
+    int sort_by_place; /* bp_engine_opts.sort_by_place */
 };
 
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);

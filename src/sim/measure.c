@@ -4,6 +4,7 @@
  * uniform grid of cell 2*rmax so the cost stays O(n).
  */
 #include "engine_impl.h"
+#include "order.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -106,12 +107,18 @@ void bp_world_measure(const bp_world *w, bp_stats *out)
 
 int bp_world_write_csv(const bp_world *w, FILE *f)
 {
-    if (fprintf(f, "id,x,y,vx,vy,r,m\n") < 0)
+    /* by id, wherever the engine has moved the balls (order.h) */
+    int owned;
+    uint32_t *slot = bp_world_slots_by_id(w, &owned);
+    if (owned && !slot)
         return -1;
-    for (uint32_t i = 0; i < w->count; i++) {
-        if (fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", i, (double)w->x[i], (double)w->y[i],
+    int rc = fprintf(f, "id,x,y,vx,vy,r,m\n") < 0 ? -1 : 0;
+    for (uint32_t k = 0; k < w->count && rc == 0; k++) {
+        uint32_t i = slot ? slot[k] : k;
+        if (fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", k, (double)w->x[i], (double)w->y[i],
                     (double)w->vx[i], (double)w->vy[i], (double)w->r[i], (double)w->m[i]) < 0)
-            return -1;
+            rc = -1;
     }
-    return ferror(f) ? -1 : 0;
+    free(slot);
+    return rc || ferror(f) ? -1 : 0;
 }

@@ -10,6 +10,7 @@
  * wrong" and no world: a half-loaded scene would be worse than none.
  */
 #include "ballpit.h"
+#include "order.h"
 #include "scene_io.h"
 
 #include <errno.h>
@@ -793,7 +794,15 @@ static int write_scene(FILE *f, void *ctx)
         if (fprintf(f, "line %.9g %.9g %.9g %.9g\n", (double)w->lx1[i],
                     (double)w->ly1[i], (double)w->lx2[i], (double)w->ly2[i]) < 0)
             return -1;
-    for (uint32_t i = 0; i < w->count; i++) {
+    /* By id, wherever the engine has moved the balls (order.h), so the
+     * file's order is the creation order and the ids hold across a save. */
+    int owned;
+    uint32_t *slot = bp_world_slots_by_id(w, &owned);
+    if (owned && !slot)
+        return -1;
+    int rc = 0;
+    for (uint32_t k = 0; k < w->count && rc == 0; k++) {
+        uint32_t i = slot ? slot[k] : k;
         /* A centre that slipped out of the box by rounding is written at
          * the nearest point inside, so the saved file always loads. */
         float x = clampf(w->x[i], 0.0f, q->width);
@@ -801,9 +810,10 @@ static int write_scene(FILE *f, void *ctx)
         if (fprintf(f, "ball %.9g %.9g %.9g %.9g %.9g %.9g\n", (double)x,
                     (double)y, (double)w->vx[i], (double)w->vy[i],
                     (double)w->r[i], (double)w->m[i]) < 0)
-            return -1;
+            rc = -1;
     }
-    return 0;
+    free(slot);
+    return rc;
 }
 
 static int finite_all(const float *a, uint32_t n)

@@ -27,8 +27,10 @@
  * top of the CPU engine's 58 bytes per ball: 62.8 in all, 1% slower than
  * the cells the speed hint asks for on the 10k rain), or this many in a
  * world of few balls (docs/benchmarks.md, "Memory"). */
-#define BP_GRID_CELLS_PER_BALL 1.2
-#define BP_GRID_MIN_CELLS 4096u
+#ifndef BP_GRID_CELLS_PER_BALL
+#define BP_GRID_CELLS_PER_BALL 0.3
+#endif
+#define BP_GRID_MIN_CELLS 2048u
 
 typedef struct bp_seggrid {
     uint32_t *start;  /* ncells + 1 offsets into list */

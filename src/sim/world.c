@@ -69,8 +69,10 @@ static void free_balls(bp_world *w)
 {
     free(w->x); free(w->y); free(w->vx); free(w->vy); free(w->r); free(w->m);
     free(w->contacts);
+    free(w->id);
     w->x = w->y = w->vx = w->vy = w->r = w->m = NULL;
     w->contacts = NULL;
+    w->id = NULL;
 }
 
 static void free_lines(bp_world *w)
@@ -92,6 +94,15 @@ void bp_world_destroy(bp_world *w)
 static int grow(float **a, uint32_t cap)
 {
     float *n = realloc(*a, (size_t)cap * sizeof **a);
+    if (!n)
+        return -1;
+    *a = n;
+    return 0;
+}
+
+static int grow_ids(uint32_t **a, uint32_t cap)
+{
+    uint32_t *n = realloc(*a, (size_t)cap * sizeof **a);
     if (!n)
         return -1;
     *a = n;
@@ -120,7 +131,8 @@ static int reserve_balls(bp_world *w, uint32_t need)
     while (cap < need)
         cap = cap > BP_MAX_BALLS / 2 ? BP_MAX_BALLS : cap * 2;
     if (grow(&w->x, cap) || grow(&w->y, cap) || grow(&w->vx, cap) || grow(&w->vy, cap) ||
-        grow(&w->r, cap) || grow(&w->m, cap) || grow_bytes(&w->contacts, cap))
+        grow(&w->r, cap) || grow(&w->m, cap) || grow_bytes(&w->contacts, cap) ||
+        (w->id && grow_ids(&w->id, cap)))
         return -1;
     w->capacity = cap;
     return 0;
@@ -151,6 +163,17 @@ int bp_world_copy(bp_world *dst, const bp_world *src)
         memcpy(dst->vx, src->vx, nb); memcpy(dst->vy, src->vy, nb);
         memcpy(dst->r, src->r, nb); memcpy(dst->m, src->m, nb);
         memcpy(dst->contacts, src->contacts, src->count);
+    }
+    if (src->id) {
+        uint32_t *ids = realloc(dst->id, (size_t)dst->capacity * sizeof *ids);
+        if (!ids)
+            return -1;
+        dst->id = ids;
+        if (nb)
+            memcpy(dst->id, src->id, nb);
+    } else {
+        free(dst->id);
+        dst->id = NULL;
     }
     if (nl) {
         memcpy(dst->lx1, src->lx1, nl); memcpy(dst->ly1, src->ly1, nl);
@@ -213,6 +236,8 @@ int64_t bp_world_add_ball(bp_world *w, float x, float y, float vx, float vy, flo
     w->x[i] = x; w->y[i] = y; w->vx[i] = vx; w->vy[i] = vy; w->r[i] = r;
     w->m[i] = m > 0.0f ? m : (float)M_PI * r * r;
     w->contacts[i] = 0;
+    if (w->id)
+        w->id[i] = i; /* balls are only ever appended: the count is the next id */
     w->balls_version++;
     return i;
 }
@@ -322,6 +347,8 @@ void bp_world_remove_line(bp_world *w, uint32_t i)
 void bp_world_clear_balls(bp_world *w)
 {
     w->count = 0;
+    free(w->id); /* the next balls are in creation order again */
+    w->id = NULL;
     w->balls_version++;
 }
 

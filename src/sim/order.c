@@ -1,0 +1,120 @@
+/* order.c - the balls sorted by place (order.h). */
+#include "order.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bp_order_due(const bp_world *w)
+{
+    return w->count >= BP_ORDER_MIN && w->substeps_done % BP_ORDER_EVERY == 0u;
+}
+
+/* The sort's grid: about one cell per two balls, square cells. */
+static void order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh)
+{
+    double area = (double)w->params.width * w->params.height;
+    double cell = sqrt(area / (0.5 * (w->count ? w->count : 1u)));
+    if (cell < 1.0)
+        cell = 1.0;
+    *inv_cell = (float)(1.0 / cell);
+    *gw = (uint32_t)(w->params.width / cell) + 1u;
+    *gh = (uint32_t)(w->params.height / cell) + 1u;
+}
+
+size_t bp_order_tmp_bytes(const bp_world *w)
+{
+    float inv;
+    uint32_t gw, gh;
+    order_grid(w, &inv, &gw, &gh);
+    /* the new order, one array moved at a time, the cells' counts */
+    return ((size_t)2 * w->count + (size_t)gw * gh + 1u) * sizeof(uint32_t);
+}
+
+static uint32_t cell_of(float v, float inv, uint32_t n)
+{
+    float c = v * inv;
+    if (!(c >= 0.0f)) /* and NaN */
+        return 0u;
+    return c >= (float)(n - 1u) ? n - 1u : (uint32_t)c;
+}
+
+static void move_floats(float *a, const uint32_t *from, uint32_t n, float *tmp)
+{
+    for (uint32_t k = 0; k < n; k++)
+        tmp[k] = a[from[k]];
+    memcpy(a, tmp, (size_t)n * sizeof *a);
+}
+
+int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes)
+{
+    uint32_t n = w->count;
+    if (n == 0u)
+        return 0;
+    size_t need = bp_order_tmp_bytes(w);
+    void *own = NULL;
+    if (!tmp || tmp_bytes < need) {
+        tmp = own = malloc(need);
+        if (!tmp)
+            return -1;
+    }
+    if (!w->id) {
+        uint32_t *ids = malloc((size_t)w->capacity * sizeof *ids);
+        if (!ids) {
+            free(own);
+            return -1;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            ids[i] = i;
+        w->id = ids;
+    }
+    float inv;
+    uint32_t gw, gh;
+    order_grid(w, &inv, &gw, &gh);
+    uint32_t ncells = gw * gh;
+    uint32_t *from = tmp, *move = from + n, *cnt = move + n;
+    /* A counting sort: the cells' counts, their starts, then each ball at
+     * its cell's next place in slot order. move[] holds each ball's cell
+     * meanwhile. */
+    memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = cell_of(w->y[i], inv, gh) * gw + cell_of(w->x[i], inv, gw);
+        move[i] = c;
+        cnt[c + 1u]++;
+    }
+    for (uint32_t c = 0; c < ncells; c++)
+        cnt[c + 1u] += cnt[c];
+    for (uint32_t i = 0; i < n; i++)
+        from[cnt[move[i]]++] = i;
+    float *f = (float *)move;
+    move_floats(w->x, from, n, f);
+    move_floats(w->y, from, n, f);
+    move_floats(w->vx, from, n, f);
+    move_floats(w->vy, from, n, f);
+    move_floats(w->r, from, n, f);
+    move_floats(w->m, from, n, f);
+    for (uint32_t k = 0; k < n; k++)
+        move[k] = w->id[from[k]];
+    memcpy(w->id, move, (size_t)n * sizeof *move);
+    uint8_t *b = (uint8_t *)move;
+    for (uint32_t k = 0; k < n; k++)
+        b[k] = w->contacts[from[k]];
+    memcpy(w->contacts, b, n);
+    w->balls_version++;
+    free(own);
+    return 0;
+}
+
+uint32_t *bp_world_slots_by_id(const bp_world *w, int *owned)
+{
+    *owned = 0;
+    if (!w->id)
+        return NULL;
+    uint32_t *slot = malloc((size_t)(w->count ? w->count : 1u) * sizeof *slot);
+    *owned = 1;
+    if (!slot)
+        return NULL;
+    for (uint32_t i = 0; i < w->count; i++)
+        slot[w->id[i]] = i;
+    return slot;
+}
