@@ -16,13 +16,12 @@ static bp_backend test_backend(void)
     return b && strcmp(b, "opencl") == 0 ? BP_BACKEND_OPENCL : BP_BACKEND_CPU;
 }
 
-/* An engine of the backend under test attached to w, or NULL when the
- * backend is unusable here (the caller skips). */
-static bp_engine *test_engine(bp_world *w, int threads)
+/* An engine of the backend under test with options o, attached to w, or
+ * NULL when the backend is unusable here (the caller skips). */
+static inline bp_engine *test_engine_opts(bp_world *w, const bp_engine_opts *o)
 {
     char err[512];
-    bp_engine_opts o = {.threads = threads};
-    bp_engine *e = bp_engine_create(test_backend(), &o, err, sizeof err);
+    bp_engine *e = bp_engine_create(test_backend(), o, err, sizeof err);
     if (!e) {
         fprintf(stderr, "skip: %s\n", err);
         return NULL;
@@ -33,6 +32,13 @@ static bp_engine *test_engine(bp_world *w, int threads)
         return NULL;
     }
     return e;
+}
+
+/* The same with threads threads (0: all cores) and the other options 0. */
+static inline bp_engine *test_engine(bp_world *w, int threads)
+{
+    bp_engine_opts o = {.threads = threads};
+    return test_engine_opts(w, &o);
 }
 
 /* Steps n sub-steps and reads the state back into w; 0 on success. */

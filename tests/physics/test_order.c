@@ -113,19 +113,8 @@ static int sort_moves_balls_only(void)
 
 static bp_engine *sorting_engine(bp_world *w, int sort)
 {
-    char err[512];
     bp_engine_opts o = {.sort_by_place = sort};
-    bp_engine *e = bp_engine_create(test_backend(), &o, err, sizeof err);
-    if (!e) {
-        fprintf(stderr, "skip: %s\n", err);
-        return NULL;
-    }
-    if (bp_engine_attach(e, w, err, sizeof err)) {
-        fprintf(stderr, "attach: %s\n", err);
-        bp_engine_destroy(e);
-        return NULL;
-    }
-    return e;
+    return test_engine_opts(w, &o);
 }
 
 /* 1,100 sub-steps, so the run crosses the re-sorts before sub-steps 0 and
@@ -196,7 +185,6 @@ static int sorted_runs_any_chunking(void)
 
 int main(int argc, char **argv)
 {
-    (void)test_engine; /* physics_common.h's; these tests choose the order */
     static const bp_test tests[] = {
         BP_TEST(sort_moves_balls_only),
         BP_TEST(sorted_runs_any_chunking),
