@@ -24,12 +24,10 @@
 #define BP_SPRING_RANGE 0.25f  /* deeper overlap (share of a radius): displacement */
 
 /* The ball grid's size: at most this many cells per ball (4 bytes each, on
- * top of the CPU engine's 58 bytes per ball: 62.8 in all, 1% slower than
- * the cells the speed hint asks for on the 10k rain), or this many in a
+ * top of the CPU engine's 58 bytes per ball and the ids' 4 of a world
+ * sorted by place: 63.2 in all, plus the segment grid), or this many in a
  * world of few balls (docs/benchmarks.md, "Memory"). */
-#ifndef BP_GRID_CELLS_PER_BALL
 #define BP_GRID_CELLS_PER_BALL 0.3
-#endif
 #define BP_GRID_MIN_CELLS 2048u
 
 typedef struct bp_seggrid {
