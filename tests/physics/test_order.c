@@ -183,11 +183,53 @@ static int sorted_runs_any_chunking(void)
     return 0;
 }
 
+/* A sorted world that gets a swarm given room, where part of it finds
+ * none and is taken out (the sandbox's right-click swarm): the balls kept
+ * take the next ids in order (bp_world_settle moves them down over the
+ * dropped ones and leaves the ids, which are the slots there), so the ids
+ * stay 0..count-1 and the dump lists every ball once. */
+static int settle_after_sort_keeps_ids(void)
+{
+    bp_params p = bp_params_default();
+    p.width = p.height = 200.0f;
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w != NULL);
+    ENSURE(bp_world_add_swarm(w, 100.0f, 150.0f, 300, 3.0f, 45.0f, 0.0f, 0.0f, 3, NULL, 0) ==
+           300);
+    ENSURE(bp_world_sort_by_place(w, NULL, 0) == 0 && w->id != NULL);
+    uint32_t before = w->count;
+    for (uint32_t k = 0; k < 1000; k++)
+        ENSURE(bp_world_add_ball(w, 20.0f + (float)(k % 40) * 4.0f, 20.0f + (float)(k / 40) * 6.0f,
+                                 (float)k, 0.0f, 4.0f, 0.0f, NULL, 0) == before + k);
+    char err[256];
+    int64_t crowded = bp_world_settle(w, before, 1, err, sizeof err);
+    printf("no room for %lld of 1000 after a sort: taken out\n", (long long)crowded);
+    ENSURE(crowded > 0 && crowded < 1000);
+    ENSURE(w->count == before + 1000 - crowded);
+    uint8_t *seen = calloc(w->count, 1);
+    ENSURE(seen != NULL);
+    for (uint32_t i = 0; i < w->count; i++) {
+        ENSURE(w->id[i] < w->count && !seen[w->id[i]]);
+        seen[w->id[i]] = 1;
+        /* the new balls kept their order (their vx is their draw number) */
+        if (i > before)
+            ENSURE(w->vx[i] > w->vx[i - 1] && w->id[i] == i);
+    }
+    free(seen);
+    size_t len;
+    char *text = dump(w, &len);
+    ENSURE(text != NULL);
+    free(text);
+    bp_world_destroy(w);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
         BP_TEST(sort_moves_balls_only),
         BP_TEST(sorted_runs_any_chunking),
+        BP_TEST(settle_after_sort_keeps_ids),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
