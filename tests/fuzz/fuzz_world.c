@@ -4,8 +4,8 @@
  * The bytes are read as a little program: parameters first, then
  * operations (add a ball anywhere, a ball on top of the last one, a ball
  * exactly on a segment's end point, a segment, a zero-length segment, a
- * small swarm, given room by bp_world_settle or not, step a few
- * sub-steps). Every value is finite and within the
+ * small swarm, given room by bp_world_settle or not, sort the balls by
+ * place, step a few sub-steps). Every value is finite and within the
  * limits of ballpit.h, with the edges of each range (tiny and huge radii,
  * the smallest and largest world, the speed cap) picked often. Values the
  * world refuses (centre outside the box, radius that does not fit) must be
@@ -13,6 +13,7 @@
  * NaN or infinite, and every ball centre must lie inside the world box.
  */
 #include "ballpit.h"
+#include "order.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -165,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t budget = FW_SUBSTEPS - 1; /* one is kept for the final step */
     for (int op = 0; op < FW_MAX_OPS && rd.n > 0; op++) {
         const bp_params *q = &w->params;
-        uint8_t kind = rd_u8(r) % 8;
+        uint8_t kind = rd_u8(r) % 9;
         err[0] = '\0';
         if (kind <= 3 && w->count >= FW_MAX_BALLS)
             kind = 7;
@@ -247,6 +248,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (w->nlines)
                 bp_world_remove_line(w, rd_u8(r) % w->nlines);
             break;
+        case 8: { /* the balls re-sorted by place, as the program's engines do */
+            if (bp_world_sort_by_place(w, NULL, 0) != 0)
+                fail("sort by place failed", w, 0);
+            if (w->count && !w->id)
+                fail("sorted without ids", w, 0);
+            uint8_t *seen = calloc(w->count ? w->count : 1, 1);
+            if (!seen)
+                break;
+            for (uint32_t i = 0; i < w->count; i++) {
+                if (w->id[i] >= w->count || seen[w->id[i]])
+                    fail("the ids after a sort are not a permutation", w, i);
+                seen[w->id[i]] = 1;
+            }
+            free(seen);
+            check_state(w);
+            break;
+        }
         default: { /* step */
             uint32_t n = 1 + rd_u8(r) % 3;
             n = n < budget ? n : budget;
