@@ -58,9 +58,9 @@ int bp_engine_step(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errl
      * reaches a multiple of BP_ORDER_EVERY, the balls re-sorted there. */
     int sort = e->sort_by_place && w->count >= BP_ORDER_MIN;
     while (n > 0) {
-        if (sort && bp_order_due(w) && sort_by_place(e, w, err, errlen))
-            return -1;
         uint32_t to_next = BP_ORDER_EVERY - (uint32_t)(w->substeps_done % BP_ORDER_EVERY);
+        if (sort && to_next == BP_ORDER_EVERY && sort_by_place(e, w, err, errlen))
+            return -1; /* a re-sort is due before this sub-step */
         uint32_t k = sort && to_next < n ? to_next : n;
         if (e->ops->step(e, w, k, err, errlen))
             return -1;

@@ -5,11 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bp_order_due(const bp_world *w)
-{
-    return w->count >= BP_ORDER_MIN && w->substeps_done % BP_ORDER_EVERY == 0u;
-}
-
 /* The sort's grid: about one cell per two balls, square cells. */
 static void order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh)
 {

@@ -18,10 +18,6 @@
 #define BP_ORDER_MIN 4096u    /* smaller worlds stay in creation order */
 #define BP_ORDER_EVERY 1024u  /* sub-steps between re-sorts */
 
-/* Whether the world is re-sorted before the sub-step numbered
- * w->substeps_done. */
-int bp_order_due(const bp_world *w);
-
 /* Sorts the balls by place (rows of cells of about two balls' area, left
  * to right in a row; ties in slot order, so a sorted world stays as it
  * is), moving every per-ball array and the ids along. tmp: at least
