@@ -52,6 +52,20 @@ static uint32_t place_key(const bp_world *w, uint32_t i, float cell)
     return (uint32_t)(w->y[i] / cell) * 100000u + (uint32_t)(w->x[i] / cell);
 }
 
+/* Whether w's ids are a permutation of 0..count-1. */
+static int ids_are_permutation(const bp_world *w)
+{
+    uint8_t *seen = calloc(w->count ? w->count : 1u, 1);
+    int ok = seen != NULL;
+    for (uint32_t i = 0; ok && i < w->count; i++) {
+        ok = w->id[i] < w->count && !seen[w->id[i]];
+        if (ok)
+            seen[w->id[i]] = 1;
+    }
+    free(seen);
+    return ok;
+}
+
 /* The sort moves balls, never changes one: the dump is the same text, the
  * ids are a permutation, the slots run by place, and sorting a sorted
  * world changes nothing. */
@@ -69,16 +83,12 @@ static int sort_moves_balls_only(void)
     ENSURE(la == lb && memcmp(a, b, la) == 0);
     free(a);
     free(b);
-    uint8_t *seen = calloc(s->count, 1);
-    ENSURE(seen != NULL);
+    ENSURE(ids_are_permutation(s));
     uint32_t moved = 0;
     for (uint32_t i = 0; i < s->count; i++) {
-        ENSURE(s->id[i] < s->count && !seen[s->id[i]]);
-        seen[s->id[i]] = 1;
         ENSURE(s->r[i] == radius_of_id(s->id[i]));
         moved += s->id[i] != i;
     }
-    free(seen);
     ENSURE(moved > s->count / 2); /* the swarms' draws are in no order of place */
     /* By place: the sort's row-major cells of about two balls' area each
      * (order.c), rows top down, left to right within a row. */
@@ -206,16 +216,10 @@ static int settle_after_sort_keeps_ids(void)
     printf("no room for %lld of 1000 after a sort: taken out\n", (long long)crowded);
     ENSURE(crowded > 0 && crowded < 1000);
     ENSURE(w->count == before + 1000 - crowded);
-    uint8_t *seen = calloc(w->count, 1);
-    ENSURE(seen != NULL);
-    for (uint32_t i = 0; i < w->count; i++) {
-        ENSURE(w->id[i] < w->count && !seen[w->id[i]]);
-        seen[w->id[i]] = 1;
-        /* the new balls kept their order (their vx is their draw number) */
-        if (i > before)
-            ENSURE(w->vx[i] > w->vx[i - 1] && w->id[i] == i);
-    }
-    free(seen);
+    ENSURE(ids_are_permutation(w));
+    /* the new balls kept their order (their vx is their draw number) */
+    for (uint32_t i = before + 1u; i < w->count; i++)
+        ENSURE(w->vx[i] > w->vx[i - 1] && w->id[i] == i);
     size_t len;
     char *text = dump(w, &len);
     ENSURE(text != NULL);
