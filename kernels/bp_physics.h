@@ -88,6 +88,20 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_OCL_AVX2 1
 #endif
 #endif
+/* With AVX-512 too (PoCL on skylake-avx512 and later), 16 lanes take its
+ * gathers, its compress and its permutes across 16 lanes, as the CPU
+ * engine's 16-lane build does through the intrinsics (OpenCL C's gathers
+ * are a load and an insert per lane in PoCL's build; its compress two
+ * permutes from a table). The base of a gather is passed as an address
+ * (PoCL's CPU devices have one flat memory). */
+#if BP_LANES == 16 && defined(BP_OCL_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
+#if __has_builtin(__builtin_ia32_gathersiv16sf) && __has_builtin(__builtin_ia32_gathersiv16si) && \
+    __has_builtin(__builtin_ia32_compresssi512_mask) &&                                         \
+    __has_builtin(__builtin_ia32_permvarsf512) && __has_builtin(__builtin_ia32_permvarsi512) && \
+    __has_builtin(__builtin_ia32_cvtd2mask512)
+#define BP_OCL_AVX512 1
+#endif
+#endif
 #ifdef BP_OCL_AVX2
 #define BP_VPERMD(v, idx) as_uint8(__builtin_ia32_permvarsi256(as_int8(v), as_int8(idx)))
 #define BP_MOVMSK8(m) ((uint)__builtin_ia32_movmskps256(as_float8(m)))
@@ -98,6 +112,14 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 typedef float16 bp_vf;
 typedef int16 bp_vi;
 typedef uint16 bp_vu;
+#ifdef BP_OCL_AVX512
+#define BP_VGATHER(a, J)                                                                  \
+    __builtin_ia32_gathersiv16sf((float16)(0.0f), (const void *)(size_t)(a),              \
+                                 as_int16(vload16(0, (J))), (ushort)0xffff, 4)
+#define BP_VGATHERU(a, J)                                                                 \
+    as_uint16(__builtin_ia32_gathersiv16si((int16)(0), (const void *)(size_t)(a),         \
+                                           as_int16(vload16(0, (J))), (ushort)0xffff, 4))
+#else
 #define BP_VGATHER(a, J)                                                                  \
     ((float16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
                (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],       \
@@ -106,11 +128,14 @@ typedef uint16 bp_vu;
     ((uint16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
               (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],         \
               (a)[J[13]], (a)[J[14]], (a)[J[15]]))
+#endif
 #define BP_LANE_IDS \
     ((uint16)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u))
 BP_FN uint bp_vmask(int16 m)
 {
-#ifdef BP_OCL_AVX2
+#if defined(BP_OCL_AVX512)
+    return (uint)__builtin_ia32_cvtd2mask512(m);
+#elif defined(BP_OCL_AVX2)
     return BP_MOVMSK8(m.lo) | BP_MOVMSK8(m.hi) << 8;
 #else
     int16 b = m & (int16)(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384,
@@ -320,7 +345,7 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
  * of 8 (below); with 4 lanes the lanes on, for each of the 16 masks, come
  * from two constants (2 bits per lane, a byte per mask) and their number
  * from a third (a nibble per mask). */
-#if BP_LANES == 8 || (defined(__OPENCL_VERSION__) && BP_LANES == 16)
+#if BP_LANES == 8 || (defined(__OPENCL_VERSION__) && BP_LANES == 16 && !defined(BP_OCL_AVX512))
 /* For each mask of 8 lanes, the numbers of the lanes on, a byte each,
  * lowest first (the bytes past them 0): lane b is on in mask m when bit b
  * is set, and goes to byte BP_BELOW(m, b), the number of bits set below
@@ -372,6 +397,16 @@ static const unsigned long long bp_lanes_of[256] = {
         uint mk_ = BP_VMASK(m);                                                          \
         vstore8(BP_VPERMD((vals), convert_uint8(as_uchar8(bp_lanes_of[mk_]))), 0,        \
                 (dst) + (n));                                                            \
+        (n) += popcount(mk_);                                                            \
+    } while (0)
+#elif defined(BP_OCL_AVX512)
+/* OpenCL C on AVX-512: the compress in a register and one store */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+    do {                                                                                 \
+        uint mk_ = BP_VMASK(m);                                                          \
+        vstore16(as_uint16(__builtin_ia32_compresssi512_mask(as_int16(vals), (int16)(0),   \
+                                                             (ushort)mk_)),               \
+                 0, (dst) + (n));                                                        \
         (n) += popcount(mk_);                                                            \
     } while (0)
 #elif defined(__OPENCL_VERSION__) && BP_LANES == 16
@@ -741,6 +776,15 @@ BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
     bp_vf n = __builtin_convertvector((bp_vi)((w >> ((j & 3u) * 8u)) & 0xffu), bp_vf);
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
+#elif defined(BP_OCL_AVX512)
+BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
+{
+    bp_vu j = BP_VLOADU(J);
+    bp_vu w = as_uint16(__builtin_ia32_gathersiv16si((int16)(0), (const void *)(size_t)split,
+                                                     as_int16(j >> 2u), (ushort)0xffff, 4));
+    bp_vf n = convert_float16(as_int16((w >> ((j & 3u) * 8u)) & 0xffu));
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
 #else
 BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 {
@@ -779,6 +823,18 @@ BP_FN bp_vf bp_vperm_split_n(const bp_u8 *split, bp_u32 base, bp_vu d)
 {
     __m256i w = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(split + base)));
     bp_vf n = __builtin_convertvector((bp_vi)_mm256_permutevar8x32_epi32(w, (__m256i)d), bp_vf);
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
+#elif defined(BP_OCL_AVX512)
+#define BP_HAVE_VPERM 1
+BP_FN bp_vf bp_vperm(BP_GLOBAL const float *a, bp_u32 base, bp_vu d)
+{
+    return __builtin_ia32_permvarsf512(vload16(0, a + base), as_int16(d));
+}
+BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
+{
+    int16 w = convert_int16(vload16(0, split + base));
+    bp_vf n = convert_float16(__builtin_ia32_permvarsi512(w, as_int16(d)));
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
 #endif

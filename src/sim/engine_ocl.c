@@ -314,15 +314,16 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     /* SIMD lanes of the contact pass (kernels/bp_physics.h, BP_LANES), the
      * same bits at any count: 8 on a CPU device that prefers vectors of 8
      * floats (PoCL on AVX2: 0.8 of 4 lanes' time on the rain and the pile
-     * at 50k balls), else 4. On PoCL's AVX-512 (16 preferred) 4 was
-     * faster on the rain and level on the pile, 16 level with 4
+     * at 50k balls), 16 on one that prefers 16 (PoCL on AVX-512, whose
+     * gathers, compress and permutes the kernels then take: 0.60 of 4
+     * lanes' time on the rain, 0.76 on the pile, on a Zen 4), else 4
      * (docs/benchmarks.md). BALLPIT_OCL_LANES=4|8|16 overrides (tests,
      * tuning). */
     cl_uint pref = 0;
     if (clGetDeviceInfo(o->dev, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, sizeof pref, &pref,
                         NULL) != CL_SUCCESS)
         pref = 0;
-    unsigned long lanes_ = (dtype & CL_DEVICE_TYPE_CPU) && pref == 8 ? 8 : 4;
+    unsigned long lanes_ = !(dtype & CL_DEVICE_TYPE_CPU) ? 4 : pref >= 16 ? 16 : pref == 8 ? 8 : 4;
     if (env_count("BALLPIT_OCL_LANES", 4, 16, &lanes_, err, errlen))
         return -1;
     if (lanes_ != 4 && lanes_ != 8 && lanes_ != 16)
@@ -433,6 +434,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         size_t count = b == B_SLOT ? par * n : n, size = b >= B_SPLIT ? 1 : f;
         if (b == B_SORTED || b == B_SPOS) /* bp_contacts reads past a run's end */
             count += BP_SCREEN_PAD;
+        if (b == B_SPLIT) /* gathered in whole 32-bit words (bp_vsplit_n) */
+            count = (count + 3) & ~(size_t)3;
         if (b == B_SPOS) /* the x plane and the y plane */
             size = 2 * f;
         if (reserve(o, b, count, size, err, errlen))
