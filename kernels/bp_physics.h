@@ -424,6 +424,15 @@ static const unsigned long long bp_lanes_of[256] = {
     } while (0)
 #endif
 
+/* a[k] for the scalar fold of a list's terms. PoCL's LLVM (whose cost
+ * model is an Intel core's) made the four loads of a pair's terms from the
+ * list's four arrays one gather of four lanes with 64-bit addresses, slow
+ * on AMD's cores; one load at a time there. */
+#ifdef BP_OCL_AVX512
+#define BP_SCALAR_READ(a, k) (((volatile float *)(a))[k])
+#else
+#define BP_SCALAR_READ(a, k) ((a)[k])
+#endif
 #ifndef BP_VCOMPRESS
 #if BP_LANES == 4
 #define BP_LANES_WHICH(mk, l) \
@@ -1870,10 +1879,10 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
     for (bp_u32 q = 0u; q < nlive; q++) {
         bp_u32 p = L->live[q];
         bp_push c;
-        c.dvx = L->dvx[p];
-        c.dvy = L->dvy[p];
-        c.px = L->px[p];
-        c.py = L->py[p];
+        c.dvx = BP_SCALAR_READ(L->dvx, p);
+        c.dvy = BP_SCALAR_READ(L->dvy, p);
+        c.px = BP_SCALAR_READ(L->px, p);
+        c.py = BP_SCALAR_READ(L->py, p);
         bp_fold_pair(st + (L->i[p] - i0), (bp_i32)L->j[p], L->t[p], L->close[p], L->cand[p],
                      L->soft[p], c);
     }
