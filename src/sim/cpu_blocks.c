@@ -17,16 +17,34 @@ const bp_block_passes bp_blocks8 = {bp_block_integrate, bp_block_contacts, bp_bl
 const bp_block_passes bp_blocks4 = {bp_block_integrate, bp_block_contacts, bp_block_resolve,
                                      bp_block_move, 4};
 
+/* Whether the processor runs code built for x86-64-v3 and -v4: the levels
+ * by name, or where the compiler knows only the features' names
+ * (src/meson.build), the features the levels add that a compiler may use
+ * for this code, one by one. */
+#ifdef BP_CPU_FEATURES
+#define BP_CPU_V3()                                                                       \
+    (__builtin_cpu_supports("avx") && __builtin_cpu_supports("avx2") &&                   \
+     __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi") &&                    \
+     __builtin_cpu_supports("bmi2"))
+#define BP_CPU_V4()                                                                       \
+    (BP_CPU_V3() && __builtin_cpu_supports("avx512f") &&                                  \
+     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512cd") &&          \
+     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+#else
+#define BP_CPU_V3() __builtin_cpu_supports("x86-64-v3")
+#define BP_CPU_V4() __builtin_cpu_supports("x86-64-v4")
+#endif
+
 const bp_block_passes *bp_blocks_of_width(int lanes)
 {
     if (lanes == 4)
         return &bp_blocks4;
 #ifdef BP_HAVE_BLOCKS8
-    if (lanes == 8 && __builtin_cpu_supports("x86-64-v3"))
+    if (lanes == 8 && BP_CPU_V3())
         return &bp_blocks8;
 #endif
 #ifdef BP_HAVE_BLOCKS16
-    if (lanes == 16 && __builtin_cpu_supports("x86-64-v4"))
+    if (lanes == 16 && BP_CPU_V4())
         return &bp_blocks16;
 #endif
     return NULL;
