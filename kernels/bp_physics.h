@@ -1803,8 +1803,48 @@ typedef struct bp_block_arrays {
     BP_GLOBAL const bp_u32 *seg_start, *seg_list;
 } bp_block_arrays;
 
+/* The pair list keeps a pair's ball i as i - BP_LI_BASE(i0), of type
+ * bp_li: in C a byte, i - i0 (a block is 256 balls), as the screening
+ * writes BP_LANES copies of it per step and keeps only the popcount (as
+ * 32-bit words, those stores made the pile 3% slower); in OpenCL C the
+ * ball's index in a 32-bit word (bytes there made PoCL's rain 1.4x
+ * slower, and an offset 1% slower). BP_BSPLAT(b, p) writes BP_LANES
+ * copies of b at p; BP_BLOAD(p) loads BP_LANES of them into a bp_vu. */
+#if defined(__OPENCL_VERSION__)
+typedef bp_u32 bp_li;
+#define BP_LI_BASE(i0) 0u
+#define BP_BSPLAT(b, p) BP_VSTORE(BP_VUSPLAT(b), (p))
+#define BP_BLOAD(p) BP_VLOADU(p)
+#elif BP_LANES == 16
+typedef bp_u8 bp_li;
+#define BP_LI_BASE(i0) (i0)
+#define BP_BSPLAT(b, p) _mm_storeu_si128((__m128i *)(void *)(p), _mm_set1_epi8((char)(b)))
+#define BP_BLOAD(p) \
+    ((bp_vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#elif BP_LANES == 8
+typedef bp_u8 bp_li;
+#define BP_LI_BASE(i0) (i0)
+#define BP_BSPLAT(b, p)                                                \
+    do {                                                               \
+        uint64_t w_ = (uint64_t)(b) * BP_K64(0x0101010101010101);      \
+        __builtin_memcpy((p), &w_, 8);                                 \
+    } while (0)
+#define BP_BLOAD(p) \
+    ((bp_vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#else
+typedef bp_u8 bp_li;
+#define BP_LI_BASE(i0) (i0)
+#define BP_BSPLAT(b, p)                                                \
+    do {                                                               \
+        uint32_t w_ = (uint32_t)(b) * 0x01010101u;                     \
+        __builtin_memcpy((p), &w_, 4);                                 \
+    } while (0)
+#define BP_BLOAD(p) ((bp_vu){(p)[0], (p)[1], (p)[2], (p)[3]})
+#endif
+
 typedef struct bp_pair_list {
-    bp_u32 i[BP_PAIRS_CAP + BP_LANES], j[BP_PAIRS_CAP + BP_LANES];
+    bp_li i[BP_PAIRS_CAP + BP_LANES]; /* ball i - BP_LI_BASE(i0) */
+    bp_u32 j[BP_PAIRS_CAP + BP_LANES];
     float t[BP_PAIRS_CAP + BP_LANES];
     float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
     float px[BP_PAIRS_CAP + BP_LANES], py[BP_PAIRS_CAP + BP_LANES];
@@ -1827,15 +1867,15 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         L->j[k] = L->j[n - n % BP_LANES];
     }
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
-        const bp_u32 *I = L->i + p, *J = L->j + p;
+        const bp_u32 *J = L->j + p;
         bp_vpair v;
         bp_vf vxi, vyi;
-        v.i = BP_VLOADU(I);
+        v.i = BP_BLOAD(L->i + p) + BP_VUSPLAT(BP_LI_BASE(i0));
 #ifdef BP_HAVE_VPERM
         /* The list holds the pairs ball by ball, so a group's balls i are
          * mostly fewer than BP_LANES apart (the unused lanes repeat its
          * first): then one load and a permute per array */
-        bp_u32 b0 = I[0];
+        bp_u32 b0 = BP_LI_BASE(i0) + L->i[p];
         bp_vu d = v.i - BP_VUSPLAT(b0);
         if (b0 + BP_LANES <= P->n && !BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
             v.xi = bp_vperm(A->x, b0, d);
@@ -1848,6 +1888,12 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         } else
 #endif
         {
+#ifdef __OPENCL_VERSION__
+            const bp_u32 *I = L->i + p;
+#else
+            bp_u32 I[BP_LANES];
+            BP_VSTORE(v.i, I);
+#endif
             v.xi = BP_VGATHER(A->x, I);
             v.yi = BP_VGATHER(A->y, I);
             v.ri = BP_VGATHER(A->r, I);
@@ -1883,8 +1929,8 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         c.dvy = BP_SCALAR_READ(L->dvy, p);
         c.px = BP_SCALAR_READ(L->px, p);
         c.py = BP_SCALAR_READ(L->py, p);
-        bp_fold_pair(st + (L->i[p] - i0), (bp_i32)L->j[p], L->t[p], L->close[p], L->cand[p],
-                     L->soft[p], c);
+        bp_fold_pair(st + (L->i[p] + BP_LI_BASE(i0) - i0), (bp_i32)L->j[p], L->t[p],
+                     L->close[p], L->cand[p], L->soft[p], c);
     }
     L->n = 0u;
 }
@@ -1973,8 +2019,7 @@ BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays 
                     bp_pairs_work_off(L, P, A, st, i0);
                 bp_vu jv;
                 bp_vi in = bp_screen(spos, P->ystride, sorted, k, k1, i, xi, yi, reach2, &jv);
-                bp_vu iv = BP_VUSPLAT(i);
-                BP_VSTORE(iv, L->i + L->n);
+                BP_BSPLAT(i - BP_LI_BASE(i0), L->i + L->n);
                 BP_VCOMPRESS(L->j, L->n, in, jv);
             }
         }
