@@ -1815,31 +1815,26 @@ typedef bp_u32 bp_li;
 #define BP_LI_BASE(i0) 0u
 #define BP_BSPLAT(b, p) BP_VSTORE(BP_VUSPLAT(b), (p))
 #define BP_BLOAD(p) BP_VLOADU(p)
-#elif BP_LANES == 16
-typedef bp_u8 bp_li;
-#define BP_LI_BASE(i0) (i0)
-#define BP_BSPLAT(b, p) _mm_storeu_si128((__m128i *)(void *)(p), _mm_set1_epi8((char)(b)))
-#define BP_BLOAD(p) \
-    ((bp_vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
-#elif BP_LANES == 8
-typedef bp_u8 bp_li;
-#define BP_LI_BASE(i0) (i0)
-#define BP_BSPLAT(b, p)                                                \
-    do {                                                               \
-        uint64_t w_ = (uint64_t)(b) * BP_K64(0x0101010101010101);      \
-        __builtin_memcpy((p), &w_, 8);                                 \
-    } while (0)
-#define BP_BLOAD(p) \
-    ((bp_vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
 #else
 typedef bp_u8 bp_li;
 #define BP_LI_BASE(i0) (i0)
+#if BP_LANES == 16
+#define BP_BSPLAT(b, p) _mm_storeu_si128((__m128i *)(void *)(p), _mm_set1_epi8((char)(b)))
+#define BP_BLOAD(p) \
+    ((bp_vu)_mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
+#else /* 8 or 4 copies: the bytes of one 64-bit word */
 #define BP_BSPLAT(b, p)                                                \
     do {                                                               \
-        uint32_t w_ = (uint32_t)(b) * 0x01010101u;                     \
-        __builtin_memcpy((p), &w_, 4);                                 \
+        uint64_t w_ = (uint64_t)(b) * BP_K64(0x0101010101010101);      \
+        __builtin_memcpy((p), &w_, BP_LANES);                          \
     } while (0)
+#if BP_LANES == 8
+#define BP_BLOAD(p) \
+    ((bp_vu)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p))))
+#else
 #define BP_BLOAD(p) ((bp_vu){(p)[0], (p)[1], (p)[2], (p)[3]})
+#endif
+#endif
 #endif
 
 typedef struct bp_pair_list {
