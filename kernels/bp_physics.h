@@ -1007,53 +1007,58 @@ typedef struct bp_vpair {
     bp_vf rsum;
 } bp_vpair;
 
-/* bp_pair_soft in BP_LANES lanes, for the lanes in `on`: the pairs' terms
- * into (*dvx, *dvy, *px, *py), 0 in the lanes that give none; returns the
- * lanes that count as contacts. A deep overlap takes bp_deep_normal one
- * lane at a time (it is rare). */
-BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vf *dvx,
-                          bp_vf *dvy, bp_vf *px, bp_vf *py)
+/* Terms of BP_LANES pairs for one of their balls: velocity change and
+ * displacement. */
+typedef struct bp_vpush {
+    bp_vf dvx, dvy, px, py;
+} bp_vpush;
+
+/* What the terms of bp_vpair_soft share between the pair's two balls,
+ * seen from ball i: the unit normal towards j, the sliding velocity and
+ * the direction of a deep overlap's push (from ball j these change sign,
+ * exactly: every value is a difference or product taken the other way
+ * round), and the speeds and depths, the same from both ends. */
+typedef struct bp_vgeom {
+    bp_vf nx, ny, tvx, tvy, dnx, dny;
+    bp_vf vn, over, depth, range, deep, gap;
+    bp_vi act;
+} bp_vgeom;
+
+/* bp_pair_soft's geometry in BP_LANES lanes, for the lanes in `on`; act
+ * is the lanes that count as contacts. A deep overlap takes
+ * bp_deep_normal one lane at a time (it is rare). */
+BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vgeom *g)
 {
     float h = P->h, rest = P->rest_speed;
     bp_vf zero = BP_VSPLAT(0.0f), ri = q->ri, rj = q->rj;
     bp_vf dx = q->dx, dy = q->dy, rvx = q->rvx, rvy = q->rvy;
-    bp_vi act = on;
+    g->act = on;
     if (rest > 0.0f) {
         bp_vf skin_out = ri + rj + P->skin * BP_VMIN(ri, rj);
-        act = act & ~((q->d2 >= skin_out * skin_out) & (dx * rvx + dy * rvy <= zero));
+        g->act = on & ~((q->d2 >= skin_out * skin_out) & (dx * rvx + dy * rvy <= zero));
     }
     bp_vf dist = BP_VSQRT(q->d2);
     bp_vf away = BP_VSEL(q->j > q->i, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f));
     bp_vi pos = dist > zero;
     bp_vf nx = BP_VSEL(pos, dx / dist, away), ny = BP_VSEL(pos, dy / dist, zero);
     bp_vf vn = rvx * nx + rvy * ny;
-    bp_vf gap = dist - (ri + rj);
-    bp_vf mi = q->mi, ni = q->ni, mj = q->mj;
-    bp_vf mu = mj / (mi + mj), ms = mj / (ni * mj + q->nj * mi);
-    bp_vf ax = zero, ay = zero, bx = zero, by = zero;
+    g->nx = nx;
+    g->ny = ny;
+    g->gap = dist - (ri + rj);
+    g->dnx = nx;
+    g->dny = ny;
+    g->tvx = g->tvy = g->vn = g->over = g->depth = g->range = g->deep = zero;
     if (rest > 0.0f) {
         bp_vf rmin = BP_VMIN(ri, rj);
-        bp_vf depth = P->skin * rmin - gap;
-        bp_vf tvx = rvx - vn * nx, tvy = rvy - vn * ny;
-        bp_vf allowed = BP_VMAX(BP_VSPLAT(rest), gap / h);
-        bp_vf over = BP_VSEL(vn > allowed, vn - allowed, zero);
-        bp_vf k_ = ms * over;
-        ax = ax - k_ * nx;
-        ay = ay - k_ * ny;
-        vn = BP_VMIN(vn, allowed);
-        bp_vf range = P->spring_range * rmin;
-        bp_vf md = BP_VMIN(mu, BP_DAMP_SPLIT * ms);
-        bp_vf f = mu * (P->k_spring * BP_VMIN(depth, range)) + md * (P->k_damp * vn);
-        bp_vi push = (depth > zero) & (f > zero);
-        bp_vf ks = BP_VSEL(push, f * h, zero);
-        bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
-        ax = ax - ks * nx;
-        ay = ay - ks * ny;
-        ax = ax - kf * tvx;
-        ay = ay - kf * tvy;
-        bp_vf deep = BP_VSEL(depth > range, depth - range, zero);
-        bp_vf dnx = nx, dny = ny;
-        bp_vi isdeep = (deep > zero) & act;
+        g->depth = P->skin * rmin - g->gap;
+        g->tvx = rvx - vn * nx;
+        g->tvy = rvy - vn * ny;
+        bp_vf allowed = BP_VMAX(BP_VSPLAT(rest), g->gap / h);
+        g->over = BP_VSEL(vn > allowed, vn - allowed, zero);
+        g->vn = BP_VMIN(vn, allowed);
+        g->range = P->spring_range * rmin;
+        g->deep = BP_VSEL(g->depth > g->range, g->depth - g->range, zero);
+        bp_vi isdeep = (g->deep > zero) & g->act;
         if (BP_VANY(isdeep)) {
             float l[11][BP_LANES], ox[BP_LANES], oy[BP_LANES];
             bp_i32 lk[BP_LANES];
@@ -1081,21 +1086,64 @@ BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on, 
                                    bp_side_of(l[5][k], l[6][k], l[7][k], 1.0f, 1), l[3][k],
                                    l[4][k], &ox[k], &oy[k]);
             }
-            dnx = BP_VLOAD(ox);
-            dny = BP_VLOAD(oy);
+            g->dnx = BP_VLOAD(ox);
+            g->dny = BP_VLOAD(oy);
         }
-        bx = bx - ms * P->beta * deep * dnx;
-        by = by - ms * P->beta * deep * dny;
-    } else {
-        bp_vi ov = gap < zero;
-        bx = BP_VSEL(ov, bx + ms * P->beta * gap * nx, bx);
-        by = BP_VSEL(ov, by + ms * P->beta * gap * ny, by);
     }
-    *dvx = BP_VSEL(act, ax, zero);
-    *dvy = BP_VSEL(act, ay, zero);
-    *px = BP_VSEL(act, bx, zero);
-    *py = BP_VSEL(act, by, zero);
-    return act;
+}
+
+/* The four terms of bp_vpair_soft for one ball of the pairs: mass m and
+ * contact count n, its neighbour's mj and nj; (nx, ny), (tvx, tvy) and
+ * (dnx, dny) g's, negated for ball j. 0 in the lanes outside g->act. */
+BP_FN void bp_vsoft_terms(const bp_step_params *P, const bp_vgeom *g, bp_vf nx, bp_vf ny,
+                          bp_vf tvx, bp_vf tvy, bp_vf dnx, bp_vf dny, bp_vf mi, bp_vf ni,
+                          bp_vf mj, bp_vf nj, bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
+{
+    float h = P->h;
+    bp_vf zero = BP_VSPLAT(0.0f);
+    bp_vf mu = mj / (mi + mj), ms = mj / (ni * mj + nj * mi);
+    bp_vf ax = zero, ay = zero, bx = zero, by = zero;
+    if (P->rest_speed > 0.0f) {
+        bp_vf k_ = ms * g->over;
+        ax = ax - k_ * nx;
+        ay = ay - k_ * ny;
+        bp_vf md = BP_VMIN(mu, BP_DAMP_SPLIT * ms);
+        bp_vf f = mu * (P->k_spring * BP_VMIN(g->depth, g->range)) + md * (P->k_damp * g->vn);
+        bp_vi push = (g->depth > zero) & (f > zero);
+        bp_vf ks = BP_VSEL(push, f * h, zero);
+        bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
+        ax = ax - ks * nx;
+        ay = ay - ks * ny;
+        ax = ax - kf * tvx;
+        ay = ay - kf * tvy;
+        bx = bx - ms * P->beta * g->deep * dnx;
+        by = by - ms * P->beta * g->deep * dny;
+    } else {
+        bp_vi ov = g->gap < zero;
+        bx = BP_VSEL(ov, bx + ms * P->beta * g->gap * nx, bx);
+        by = BP_VSEL(ov, by + ms * P->beta * g->gap * ny, by);
+    }
+    *dvx = BP_VSEL(g->act, ax, zero);
+    *dvy = BP_VSEL(g->act, ay, zero);
+    *px = BP_VSEL(g->act, bx, zero);
+    *py = BP_VSEL(g->act, by, zero);
+}
+
+/* bp_pair_soft in BP_LANES lanes, for the lanes in `on`: the pairs' terms
+ * for ball i into (*dvx, *dvy, *px, *py), 0 in the lanes that give none;
+ * with oj (else 0), ball j's terms from the same pairs into oj's. Returns
+ * the lanes that count as contacts (for both balls). */
+BP_FN bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vf *dvx,
+                          bp_vf *dvy, bp_vf *px, bp_vf *py, bp_vpush *oj)
+{
+    bp_vgeom g;
+    bp_vpair_geom(P, q, on, &g);
+    bp_vsoft_terms(P, &g, g.nx, g.ny, g.tvx, g.tvy, g.dnx, g.dny, q->mi, q->ni, q->mj, q->nj,
+                   dvx, dvy, px, py);
+    if (oj)
+        bp_vsoft_terms(P, &g, -g.nx, -g.ny, -g.tvx, -g.tvy, -g.dnx, -g.dny, q->mj, q->nj,
+                       q->mi, q->ni, &oj->dvx, &oj->dvy, &oj->px, &oj->py);
+    return g.act;
 }
 
 /* What BP_LANES pairs give, lane by lane, before bp_fold_pair sums them. */
@@ -1141,7 +1189,7 @@ BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const fl
  * (then *o is not written), which is most groups of the rain. */
 BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
                         BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split, const bp_u32 *J,
-                        bp_vterms *o)
+                        bp_vterms *o, bp_vpush *oj)
 {
     bp_vf near_d = BP_CLOSE_DIST(P, v->rsum);
     bp_vi close = (v->d2 < near_d * near_d) & lane;
@@ -1175,10 +1223,12 @@ BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
     o->px = zero;
     o->py = zero;
     o->soft = BP_VI0;
+    if (oj)
+        oj->dvx = oj->dvy = oj->px = oj->py = zero;
     if (BP_VANY(close)) {
         v->mj = BP_VGATHER(m, J);
         v->nj = bp_vsplit_n(split, J);
-        o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py);
+        o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py, oj);
     }
     return 1;
 }
@@ -1240,7 +1290,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     bp_vpair_with_i(&v, i, si);
     bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, vx, vy, J);
     bp_vterms o;
-    if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o))
+    if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o, 0))
         return;
     float lt[BP_LANES], l[4][BP_LANES];
     bp_i32 lclose[BP_LANES], lcand[BP_LANES], lsoft[BP_LANES];
@@ -1849,6 +1899,47 @@ typedef struct bp_pair_list {
     bp_u32 n;
 } bp_pair_list;
 
+/* Fills the i side of v (v->i set; ball b0 its first lane's) from A, and
+ * ball i's velocity into (*vxi, *vyi). A list holds its pairs ball by
+ * ball, so a group's balls i are mostly fewer than BP_LANES apart (the
+ * unused lanes repeat its first): then, with AVX2 or AVX-512, one load and
+ * a permute per array; else a gather through I, v->i's lanes in memory
+ * (or 0 in C: then v->i is stored for it). */
+BP_FN void bp_vpair_i_side(const bp_step_params *P, const bp_block_arrays *A, bp_vpair *v,
+                           bp_u32 b0, const bp_u32 *I, bp_vf *vxi, bp_vf *vyi)
+{
+#ifdef BP_HAVE_VPERM
+    bp_vu d = v->i - BP_VUSPLAT(b0);
+    if (b0 + BP_LANES <= P->n && !BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
+        v->xi = bp_vperm(A->x, b0, d);
+        v->yi = bp_vperm(A->y, b0, d);
+        v->ri = bp_vperm(A->r, b0, d);
+        v->mi = bp_vperm(A->m, b0, d);
+        v->ni = bp_vperm_split_n(A->split, b0, d);
+        *vxi = bp_vperm(A->vx, b0, d);
+        *vyi = bp_vperm(A->vy, b0, d);
+        return;
+    }
+#else
+    (void)P;
+    (void)b0;
+#endif
+#ifndef __OPENCL_VERSION__
+    bp_u32 own[BP_LANES];
+    if (!I) {
+        BP_VSTORE(v->i, own);
+        I = own;
+    }
+#endif
+    v->xi = BP_VGATHER(A->x, I);
+    v->yi = BP_VGATHER(A->y, I);
+    v->ri = BP_VGATHER(A->r, I);
+    v->mi = BP_VGATHER(A->m, I);
+    v->ni = bp_vsplit_n(A->split, I);
+    *vxi = BP_VGATHER(A->vx, I);
+    *vyi = BP_VGATHER(A->vy, I);
+}
+
 /* Evaluates the list's pairs and folds them into st (the block's sums,
  * ball i at st[i - i0]); empties the list. */
 BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_block_arrays *A,
@@ -1866,41 +1957,15 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         bp_vpair v;
         bp_vf vxi, vyi;
         v.i = BP_BLOAD(L->i + p) + BP_VUSPLAT(BP_LI_BASE(i0));
-#ifdef BP_HAVE_VPERM
-        /* The list holds the pairs ball by ball, so a group's balls i are
-         * mostly fewer than BP_LANES apart (the unused lanes repeat its
-         * first): then one load and a permute per array */
-        bp_u32 b0 = BP_LI_BASE(i0) + L->i[p];
-        bp_vu d = v.i - BP_VUSPLAT(b0);
-        if (b0 + BP_LANES <= P->n && !BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
-            v.xi = bp_vperm(A->x, b0, d);
-            v.yi = bp_vperm(A->y, b0, d);
-            v.ri = bp_vperm(A->r, b0, d);
-            v.mi = bp_vperm(A->m, b0, d);
-            v.ni = bp_vperm_split_n(A->split, b0, d);
-            vxi = bp_vperm(A->vx, b0, d);
-            vyi = bp_vperm(A->vy, b0, d);
-        } else
-#endif
-        {
 #ifdef __OPENCL_VERSION__
-            const bp_u32 *I = L->i + p;
+        bp_vpair_i_side(P, A, &v, L->i[p], L->i + p, &vxi, &vyi);
 #else
-            bp_u32 I[BP_LANES];
-            BP_VSTORE(v.i, I);
+        bp_vpair_i_side(P, A, &v, BP_LI_BASE(i0) + L->i[p], 0, &vxi, &vyi);
 #endif
-            v.xi = BP_VGATHER(A->x, I);
-            v.yi = BP_VGATHER(A->y, I);
-            v.ri = BP_VGATHER(A->r, I);
-            v.mi = BP_VGATHER(A->m, I);
-            v.ni = bp_vsplit_n(A->split, I);
-            vxi = BP_VGATHER(A->vx, I);
-            vyi = BP_VGATHER(A->vy, I);
-        }
         bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
         bp_vterms o;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
-        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o))
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, 0))
             continue; /* no lane adds anything */
         BP_VSTORE(o.t, L->t + p);
         BP_VSTORE(o.dvx, L->dvx + p);
@@ -1954,42 +2019,53 @@ typedef struct bp_block_reach {
     bp_i32 x0[BP_BLOCK], x1[BP_BLOCK], y0[BP_BLOCK], y1[BP_BLOCK];
 } bp_block_reach;
 
-/* bp_reach and bp_search_window of balls i0..i1-1, BP_LANES at a time in
- * lanes (the same float operations, so the same reach and cells), the last
- * few one at a time. */
+/* bp_reach and bp_search_window of BP_LANES balls at (x, y), moving at
+ * (vx, vy), of radius r, in lanes (the same float operations, so the same
+ * reach and cells), into W at w. */
+BP_FN void bp_vwindows(const bp_step_params *P, float vmax, bp_vf x, bp_vf y, bp_vf vx, bp_vf vy,
+                       bp_vf r, bp_block_reach *W, bp_u32 w)
+{
+    bp_vf rsum = r + P->rmax;
+    bp_vf close = BP_CLOSE_DIST(P, rsum);
+    bp_vf hit = rsum + (BP_VSQRT(vx * vx + vy * vy) + vmax) * P->h;
+    bp_vf reach = 1.01f * BP_VMAX(close, hit);
+    bp_vf reach2 = reach * reach;
+    bp_vi cx = bp_vgrid_coord(x, P->inv_cell, P->gw), cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
+    bp_vi x0 = bp_vclamp(bp_vgrid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
+    bp_vi x1 = bp_vclamp(bp_vgrid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
+    bp_vi y0 = bp_vclamp(bp_vgrid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
+    bp_vi y1 = bp_vclamp(bp_vgrid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
+    BP_VSTORE(reach2, W->reach2 + w);
+    BP_VSTORE(x0, W->x0 + w);
+    BP_VSTORE(x1, W->x1 + w);
+    BP_VSTORE(y0, W->y0 + w);
+    BP_VSTORE(y1, W->y1 + w);
+}
+
+/* bp_reach and bp_search_window of one ball, into W at w. */
+BP_FN void bp_window_one(const bp_step_params *P, float vmax, float x, float y, float vx,
+                         float vy, float r, bp_block_reach *W, bp_u32 w)
+{
+    float reach = bp_reach(P, r, BP_SQRT(vx * vx + vy * vy), vmax);
+    bp_window win = bp_search_window(P, x, y, reach);
+    W->reach2[w] = reach * reach;
+    W->x0[w] = win.x0;
+    W->x1[w] = win.x1;
+    W->y0[w] = win.y0;
+    W->y1[w] = win.y1;
+}
+
+/* The windows of balls i0..i1-1, BP_LANES at a time in lanes, the last
+ * few one at a time; ball i at i - i0. */
 BP_FN void bp_block_windows(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                             bp_u32 i0, bp_u32 i1, bp_block_reach *W)
 {
     bp_u32 i = i0;
-    for (; i + BP_LANES <= i1; i += BP_LANES) {
-        bp_vf x = BP_VLOAD(A->x + i), y = BP_VLOAD(A->y + i);
-        bp_vf vx = BP_VLOAD(A->vx + i), vy = BP_VLOAD(A->vy + i);
-        bp_vf rsum = BP_VLOAD(A->r + i) + P->rmax;
-        bp_vf close = BP_CLOSE_DIST(P, rsum);
-        bp_vf hit = rsum + (BP_VSQRT(vx * vx + vy * vy) + vmax) * P->h;
-        bp_vf reach = 1.01f * BP_VMAX(close, hit);
-        bp_vf reach2 = reach * reach;
-        bp_vi cx = bp_vgrid_coord(x, P->inv_cell, P->gw), cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
-        bp_vi x0 = bp_vclamp(bp_vgrid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
-        bp_vi x1 = bp_vclamp(bp_vgrid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
-        bp_vi y0 = bp_vclamp(bp_vgrid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
-        bp_vi y1 = bp_vclamp(bp_vgrid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
-        BP_VSTORE(reach2, W->reach2 + (i - i0));
-        BP_VSTORE(x0, W->x0 + (i - i0));
-        BP_VSTORE(x1, W->x1 + (i - i0));
-        BP_VSTORE(y0, W->y0 + (i - i0));
-        BP_VSTORE(y1, W->y1 + (i - i0));
-    }
-    for (; i < i1; i++) {
-        float vxi = A->vx[i], vyi = A->vy[i];
-        float reach = bp_reach(P, A->r[i], BP_SQRT(vxi * vxi + vyi * vyi), vmax);
-        bp_window win = bp_search_window(P, A->x[i], A->y[i], reach);
-        W->reach2[i - i0] = reach * reach;
-        W->x0[i - i0] = win.x0;
-        W->x1[i - i0] = win.x1;
-        W->y0[i - i0] = win.y0;
-        W->y1[i - i0] = win.y1;
-    }
+    for (; i + BP_LANES <= i1; i += BP_LANES)
+        bp_vwindows(P, vmax, BP_VLOAD(A->x + i), BP_VLOAD(A->y + i), BP_VLOAD(A->vx + i),
+                    BP_VLOAD(A->vy + i), BP_VLOAD(A->r + i), W, i - i0);
+    for (; i < i1; i++)
+        bp_window_one(P, vmax, A->x[i], A->y[i], A->vx[i], A->vy[i], A->r[i], W, i - i0);
 }
 
 /* Pass 3 for balls i0..i1-1, at most BP_BLOCK of them. */
@@ -2034,6 +2110,321 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
     for (bp_u32 b = i0; b < i1; b += BP_BLOCK)
         bp_block_contacts_one(P, A, vmax, b, i1 - b > BP_BLOCK ? b + BP_BLOCK : i1, &L, st, &W);
 }
+
+#ifndef __OPENCL_VERSION__
+/* ---- Pass 3 with each pair evaluated once (the CPU engine) ---------------
+ *
+ * bp_block_contacts evaluates a pair (i, j) twice, once for each ball.
+ * Ball i folds its pairs in the order of its neighbours' slots in the
+ * grid's order (its window's rows in turn, each row's run in slot order:
+ * ascending slots). So the balls are walked here in slot order, each
+ * screening only the slots after its own, and each pair's terms for both
+ * balls come out of one evaluation (bp_vpair_eval with oj: the geometry
+ * once, the masses' shares for each ball) and are folded into both at
+ * once. A ball then gets the pairs of the balls before it as those are
+ * walked, in their slot order, and then its own, in its neighbours' slot
+ * order: the order and the terms of bp_block_contacts, so its bits. (A
+ * pair that adds something is within reach of both balls: reach bounds
+ * what each ball can touch or hit, and the tests are symmetric; the other
+ * pairs add +0 and count nothing, as there.)
+ *
+ * The sums are kept in the output arrays (nvx, nvy, cpx, cpy, ncontact,
+ * best) from the start, zeroed a little ahead of the walk. bp_fold holds
+ * the best candidate's term and time back; here they are computed again,
+ * by bp_resolve's scalar functions (the lanes' bits), the rare times a
+ * ball with a candidate meets another.
+ *
+ * A thread walks one range of slots a..b-1. The balls before a with pairs
+ * in the range (its ghosts, within a few rows) are walked first, folding
+ * only their partners' terms; a pair of the range's balls with a ball at
+ * b or after folds only the range's side (the j of the list flagged
+ * BP_ONCE_NOJ): the other range folds it from its ghosts. */
+
+#define BP_ONCE_NOJ 0x80000000u
+
+typedef struct bp_once_list {
+    bp_u8 i[BP_PAIRS_CAP + BP_LANES];  /* ball i's slot - the block's first */
+    bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* | BP_ONCE_NOJ: not this range's ball */
+    float t[BP_PAIRS_CAP + BP_LANES];
+    float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
+    float px[BP_PAIRS_CAP + BP_LANES], py[BP_PAIRS_CAP + BP_LANES];
+    float jdvx[BP_PAIRS_CAP + BP_LANES], jdvy[BP_PAIRS_CAP + BP_LANES];
+    float jpx[BP_PAIRS_CAP + BP_LANES], jpy[BP_PAIRS_CAP + BP_LANES];
+    bp_i32 cand[BP_PAIRS_CAP + BP_LANES], soft[BP_PAIRS_CAP + BP_LANES];
+    bp_u32 live[BP_PAIRS_CAP + BP_LANES];
+    bp_u32 n;
+} bp_once_list;
+
+/* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
+ * i sides load and permute as bp_vpair_i_side's do), with their windows:
+ * position, velocity, radius, mass, bp_split_n; the last BP_LANES + 1 are
+ * padding (0). */
+typedef struct bp_slot_block {
+    float x[BP_BLOCK + BP_LANES], y[BP_BLOCK + BP_LANES];
+    float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
+    float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
+    bp_block_reach W;
+    bp_u32 k0;
+} bp_slot_block;
+
+/* The time of impact and ball q's term of its pair with ball b, as the
+ * lanes gave them when b became q's best candidate (bp_resolve's scalar
+ * functions). */
+BP_FN float bp_once_held(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 b,
+                         bp_push *c)
+{
+    float xi = A->x[q], yi = A->y[q], ri = A->r[q], mi = A->m[q];
+    float dx = A->x[b] - xi, dy = A->y[b] - yi;
+    float rj = A->r[b], rsum = ri + rj;
+    float d2 = dx * dx + dy * dy;
+    float rvx = A->vx[q] - A->vx[b], rvy = A->vy[q] - A->vy[b];
+    c->dvx = c->dvy = c->px = c->py = 0.0f;
+    if (bp_pair_close(P, d2, rsum))
+        bp_pair_soft(P, q, b, dx, dy, d2, rvx, rvy, bp_side_of(xi, yi, ri, mi, A->split[q]),
+                     bp_side_of(A->x[b], A->y[b], rj, A->m[b], A->split[b]), c);
+    return bp_pair_toi(dx, dy, rvx, rvy, rsum, P->h);
+}
+
+/* bp_fold_pair into ball q's sums in the output arrays: pair (q, j) that
+ * adds something (soft or cand). */
+BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 j,
+                        float t, int cand, int soft, bp_push c)
+{
+    if (soft && A->ncontact[q] < 255u)
+        A->ncontact[q]++;
+    if (cand) {
+        bp_i32 b = A->best[q];
+        if (b < 0) { /* the first candidate: its term held back (the old one is +0) */
+            A->best[q] = (bp_i32)j;
+            return;
+        }
+        bp_push held;
+        float tb = bp_once_held(P, A, q, (bp_u32)b, &held);
+        if (t < tb || (t == tb && (bp_i32)j < b)) {
+            A->best[q] = (bp_i32)j;
+            c = held;
+        }
+    }
+    A->nvx[q] += c.dvx;
+    A->nvy[q] += c.dvy;
+    A->cpx[q] += c.px;
+    A->cpy[q] += c.py;
+}
+
+/* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
+ * first lane's), and is left holding the balls' indices (from sorted, the
+ * grid's order from slot S->k0). */
+BP_FN void bp_once_i_side(const bp_slot_block *S, const bp_u32 *sorted, bp_vpair *v, bp_u32 b0,
+                          bp_vf *vxi, bp_vf *vyi)
+{
+#ifdef BP_HAVE_VPERM
+    bp_vu d = v->i - BP_VUSPLAT(b0);
+    if (!BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
+        v->i = BP_VASU(bp_vperm((const float *)(const void *)sorted, b0, d));
+        v->xi = bp_vperm(S->x, b0, d);
+        v->yi = bp_vperm(S->y, b0, d);
+        v->ri = bp_vperm(S->r, b0, d);
+        v->mi = bp_vperm(S->m, b0, d);
+        v->ni = bp_vperm(S->n, b0, d);
+        *vxi = bp_vperm(S->vx, b0, d);
+        *vyi = bp_vperm(S->vy, b0, d);
+        return;
+    }
+#else
+    (void)b0;
+#endif
+    bp_u32 I[BP_LANES];
+    BP_VSTORE(v->i, I);
+    v->i = BP_VGATHERU(sorted, I);
+    v->xi = BP_VGATHER(S->x, I);
+    v->yi = BP_VGATHER(S->y, I);
+    v->ri = BP_VGATHER(S->r, I);
+    v->mi = BP_VGATHER(S->m, I);
+    v->ni = BP_VGATHER(S->n, I);
+    *vxi = BP_VGATHER(S->vx, I);
+    *vyi = BP_VGATHER(S->vy, I);
+}
+
+/* Evaluates the list's pairs (balls i of block S) and folds each into its
+ * ball i (if fold_i) and its ball j (unless flagged); empties the list. */
+BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_block_arrays *A,
+                            const bp_slot_block *S, int fold_i)
+{
+    bp_u32 n = L->n, nlive = 0u;
+    if (n == 0u)
+        return;
+    for (bp_u32 k = n; k % BP_LANES; k++) { /* the last group's unused lanes: its first pair */
+        L->i[k] = L->i[n - n % BP_LANES];
+        L->j[k] = L->j[n - n % BP_LANES];
+    }
+    for (bp_u32 p = 0u; p < n; p += BP_LANES) {
+        bp_u32 J[BP_LANES];
+        bp_vu jm = BP_VLOADU(L->j + p) & BP_VUSPLAT(~BP_ONCE_NOJ);
+        BP_VSTORE(jm, J);
+        bp_vpair v;
+        bp_vf vxi, vyi;
+        v.i = BP_BLOAD(L->i + p);
+        bp_once_i_side(S, A->sorted + S->k0, &v, L->i[p], &vxi, &vyi);
+        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
+        bp_vterms o;
+        bp_vpush oj;
+        bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, &oj))
+            continue;
+        BP_VSTORE(o.t, L->t + p);
+        BP_VSTORE(o.dvx, L->dvx + p);
+        BP_VSTORE(o.dvy, L->dvy + p);
+        BP_VSTORE(o.px, L->px + p);
+        BP_VSTORE(o.py, L->py + p);
+        BP_VSTORE(oj.dvx, L->jdvx + p);
+        BP_VSTORE(oj.dvy, L->jdvy + p);
+        BP_VSTORE(oj.px, L->jpx + p);
+        BP_VSTORE(oj.py, L->jpy + p);
+        BP_VSTORE(o.cand, L->cand + p);
+        BP_VSTORE(o.soft, L->soft + p);
+        BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane, BP_LANE_IDS + BP_VUSPLAT(p));
+    }
+    for (bp_u32 q = 0u; q < nlive; q++) {
+        bp_u32 p = L->live[q], i = A->sorted[S->k0 + L->i[p]], j = L->j[p];
+        bp_push c;
+        if (fold_i) {
+            c.dvx = L->dvx[p];
+            c.dvy = L->dvy[p];
+            c.px = L->px[p];
+            c.py = L->py[p];
+            bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], L->cand[p], L->soft[p], c);
+        }
+        if (!(j & BP_ONCE_NOJ)) {
+            c.dvx = L->jdvx[p];
+            c.dvy = L->jdvy[p];
+            c.px = L->jpx[p];
+            c.py = L->jpy[p];
+            bp_once_fold(P, A, j, i, L->t[p], L->cand[p], L->soft[p], c);
+        }
+    }
+    L->n = 0u;
+}
+
+/* Clears the sums of the balls in slots *z .. to-1; *z = to. */
+BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
+{
+    for (; *z < to; (*z)++) {
+        bp_u32 q = A->sorted[*z];
+        A->best[q] = -1;
+        A->ncontact[q] = 0u;
+        A->nvx[q] = A->nvy[q] = A->cpx[q] = A->cpy[q] = 0.0f;
+    }
+}
+
+/* Fills S with the balls in slots k0..k1-1 (at most BP_BLOCK). */
+BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                              bp_u32 k0, bp_u32 k1, bp_slot_block *S)
+{
+    const float *spos = A->spos;
+    bp_u32 k = k0;
+    S->k0 = k0;
+    for (; k + BP_LANES <= k1; k += BP_LANES) {
+        const bp_u32 *J = A->sorted + k;
+        bp_u32 w = k - k0;
+        bp_vf x = BP_VLOAD(spos + k), y = BP_VLOAD(spos + P->ystride + k);
+        bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J), r = BP_VGATHER(A->r, J);
+        bp_vf m = BP_VGATHER(A->m, J), nn = bp_vsplit_n(A->split, J);
+        BP_VSTORE(x, S->x + w);
+        BP_VSTORE(y, S->y + w);
+        BP_VSTORE(vx, S->vx + w);
+        BP_VSTORE(vy, S->vy + w);
+        BP_VSTORE(r, S->r + w);
+        BP_VSTORE(m, S->m + w);
+        BP_VSTORE(nn, S->n + w);
+        bp_vwindows(P, vmax, x, y, vx, vy, r, &S->W, w);
+    }
+    for (; k < k1 + BP_LANES; k++) {
+        bp_u32 w = k - k0;
+        S->x[w] = S->y[w] = S->vx[w] = S->vy[w] = S->r[w] = S->m[w] = S->n[w] = 0.0f;
+        if (k >= k1)
+            continue;
+        bp_u32 i = A->sorted[k];
+        S->x[w] = spos[k];
+        S->y[w] = spos[P->ystride + k];
+        S->vx[w] = A->vx[i];
+        S->vy[w] = A->vy[i];
+        S->r[w] = A->r[i];
+        S->m[w] = A->m[i];
+        S->n[w] = bp_split_n(A->split[i]);
+        bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
+    }
+}
+
+/* The pairs of the ball in slot k of block S with the balls in slots
+ * lo..hi-1 of its window into the list, those at b or after flagged
+ * BP_ONCE_NOJ; the sums of the range's balls up to the last one screened
+ * cleared first. */
+BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
+                          const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
+                          int fold_i, bp_u32 *z)
+{
+    const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
+    const float *spos = A->spos;
+    bp_u32 w = k - S->k0, i = sorted[k];
+    float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
+    bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
+    for (bp_i32 gy = S->W.y0[w]; gy <= S->W.y1[w]; gy++) {
+        bp_u32 row = (bp_u32)(gy * P->gw);
+        bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
+        k0 = k0 > lo ? k0 : lo;
+        k1 = k1 < hi ? k1 : hi;
+        if (k0 >= k1)
+            continue;
+        bp_once_zero(A, z, k1 < b ? k1 : b);
+        for (bp_u32 s = k0; s < k1; s += BP_LANES) {
+            if (L->n > BP_PAIRS_CAP - BP_LANES)
+                bp_once_work_off(L, P, A, S, fold_i);
+            bp_vu jv;
+            bp_vi in = bp_screen(spos, P->ystride, sorted, s, k1, i, xi, yi, reach2, &jv);
+            if (s + BP_LANES > b)
+                jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
+                           BP_VUSPLAT(BP_ONCE_NOJ));
+            BP_BSPLAT(w, L->i + L->n);
+            BP_VCOMPRESS(L->j, L->n, in, jv);
+        }
+    }
+}
+
+/* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
+ * evaluated once. */
+BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                            bp_u32 a, bp_u32 b)
+{
+    bp_once_list L;
+    bp_slot_block S;
+    bp_u32 z = a;
+    L.n = 0u;
+    if (a > 0u && a < b) {
+        /* The ghosts: every ball whose window can reach slot a's cell,
+         * the cells before it up to reach cells back (and a row each). */
+        float reach = bp_reach(P, P->rmax, vmax, vmax);
+        bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell, (float)BP_MAX_REACH) + 2;
+        bp_i32 c0 = (bp_i32)bp_cell_of(P, A->spos[a], A->spos[P->ystride + a]) -
+                    wr * P->gw - wr;
+        for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a; g += BP_BLOCK) {
+            bp_u32 g1 = a - g > BP_BLOCK ? g + BP_BLOCK : a;
+            bp_slot_block_fill(P, A, vmax, g, g1, &S);
+            for (bp_u32 k = g; k < g1; k++)
+                bp_once_screen(P, A, &L, &S, k, a, b, b, 0, &z);
+            bp_once_work_off(&L, P, A, &S, 0);
+        }
+    }
+    for (bp_u32 g = a; g < b; g += BP_BLOCK) {
+        bp_u32 g1 = b - g > BP_BLOCK ? g + BP_BLOCK : b;
+        bp_slot_block_fill(P, A, vmax, g, g1, &S);
+        for (bp_u32 k = g; k < g1; k++) {
+            bp_once_zero(A, &z, k + 1u > z ? k + 1u : z);
+            bp_once_screen(P, A, &L, &S, k, k + 1u, P->n, b, 1, &z);
+        }
+        bp_once_work_off(&L, P, A, &S, 1);
+    }
+}
+#endif
 
 /* bp_segments_near, lane by lane: whether the segment grid holds any
  * segment in the cells of each lane's swept box. */

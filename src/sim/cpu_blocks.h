@@ -21,6 +21,10 @@ typedef struct bp_block_passes {
     /* pass 3 (bp_contacts) for balls i0..i1-1 */
     void (*contacts)(const bp_step_params *P, const bp_block_arrays *A, float vmax, bp_u32 i0,
                      bp_u32 i1);
+    /* pass 3 for the balls in slots a..b-1 of the grid's order, each pair
+     * evaluated once (bp_once_contacts): the same bits */
+    void (*contacts_once)(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                          bp_u32 a, bp_u32 b);
     /* pass 4 (bp_resolve) for balls i0..i1-1 */
     void (*resolve)(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1);
     /* pass 5 (bp_move_static), and split[i] = ncontact[i], for balls i0..i1-1 */

@@ -13,6 +13,7 @@
 #include "step.h"
 #include "cpu_blocks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@ typedef struct cpu_engine {
     bp_seggrid sg;
     bp_step_params P;       /* set at attach: grid and constants */
     const bp_block_passes *blocks; /* passes 1, 3-5 in blocks (cpu_blocks.c), or NULL */
+    int twice;              /* pass 3 by blocks of balls, each pair evaluated for both */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
@@ -172,6 +174,10 @@ static void grid_partition(int u, int parts, int nb, int n, uint32_t *i0, uint32
     *i1 = block_end(nb * (u + 1) / parts - 1, n);
 }
 
+/* Pass 3's ranges of slots per thread (bp_once_contacts), when there are
+ * two threads or more. */
+#define ONCE_RANGES 2
+
 static int team_size(void)
 {
 #ifdef _OPENMP
@@ -220,6 +226,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * 0.94-0.96 of the frame time against one block at a time */
         int ch = nb / (4 * team);
         ch = ch < 1 ? 1 : ch > 4 ? 4 : ch;
+        const int nranges = team == 1 ? 1 : ONCE_RANGES * team;
         for (uint32_t s = 0; s < nsub; s++) {
 #pragma omp single
             {
@@ -271,9 +278,18 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             float vmax = sqrtf(v2max);
 #pragma omp single
             t2 = bp_now();
+            if (c->twice) {
 #pragma omp for schedule(dynamic, ch)
-            for (int b = 0; b < nb; b++)
-                B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
+                for (int b = 0; b < nb; b++)
+                    B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
+            } else {
+                /* ranges of slots, ONCE_RANGES per thread (each range walks
+                 * its ghosts too: a few rows of balls) */
+#pragma omp for schedule(dynamic, 1)
+                for (int u = 0; u < nranges; u++)
+                    B->contacts_once(&P, &A, vmax, (uint32_t)((int64_t)n * u / nranges),
+                                     (uint32_t)((int64_t)n * (u + 1) / nranges));
+            }
 #pragma omp for schedule(static)
             for (int b = 0; b < nb; b++)
                 B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
@@ -412,7 +428,25 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
             return NULL;
         }
     }
+    /* BALLPIT_CPU_PAIRS=twice: pass 3 as bp_block_contacts, each pair
+     * evaluated for both its balls (the same bits; for A/B runs) */
+    const char *pairs = getenv("BALLPIT_CPU_PAIRS");
+    if (pairs && *pairs) {
+        if (strcmp(pairs, "twice") == 0) {
+            c->twice = 1;
+        } else if (strcmp(pairs, "once") != 0) {
+            bp_fail(err, errlen, "BALLPIT_CPU_PAIRS=%s is not once or twice", pairs);
+            free(c);
+            return NULL;
+        }
+    }
     snprintf(c->base.device, sizeof c->base.device, "%d thread%s, %d lane%s", t,
              t == 1 ? "" : "s", c->blocks ? c->blocks->lanes : 1, c->blocks ? "s" : "");
     return &c->base;
+}
+unsigned long long bp_cnt[8];
+__attribute__((destructor)) static void bp_cnt_dump(void)
+{
+    fprintf(stderr, "once: groups %llu lanes %llu live %llu held %llu | twice: groups %llu lanes %llu\n",
+            bp_cnt[0], bp_cnt[1], bp_cnt[4], bp_cnt[5], bp_cnt[2], bp_cnt[3]);
 }

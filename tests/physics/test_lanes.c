@@ -132,7 +132,7 @@ static int lanes_match_scalar_with(float g)
         v.rvy = a.vy - BP_VLOAD(vys);
         bp_vi on = BP_LANE_IDS < BP_VUSPLAT(left);
         bp_vf dvx, dvy, px, py;
-        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py);
+        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py, 0);
         bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P.h);
         float l[5][BP_LANES];
         bp_i32 lact[BP_LANES];
