@@ -2211,6 +2211,16 @@ BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u3
     A->cpy[q] += c.py;
 }
 
+/* Writes ball q's sums and contact count (at most 255) back. */
+BP_FN void bp_once_flush(const bp_block_arrays *A, bp_u32 q, bp_push a, bp_u32 n)
+{
+    A->nvx[q] = a.dvx;
+    A->nvy[q] = a.dvy;
+    A->cpx[q] = a.px;
+    A->cpy[q] = a.py;
+    A->ncontact[q] = (bp_u8)(n < 255u ? n : 255u);
+}
+
 /* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
  * first lane's), and is left holding the balls' indices (from sorted, the
  * grid's order from slot S->k0). */
@@ -2284,6 +2294,12 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
         BP_VSTORE(o.soft, L->soft + p);
         BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane, BP_LANE_IDS + BP_VUSPLAT(p));
     }
+    /* Ball i's sums are kept in registers over its run of pairs (its
+     * partners j, other balls, go to memory), and written out when the
+     * run ends or a candidate needs bp_once_fold. */
+    bp_u32 ci = 0u, cn = 0u;
+    bp_push ca;
+    int cached = 0;
     for (bp_u32 q = 0u; q < nlive; q++) {
         bp_u32 p = L->live[q], i = A->sorted[S->k0 + L->i[p]], j = L->j[p];
         bp_push c;
@@ -2292,7 +2308,25 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
             c.dvy = L->dvy[p];
             c.px = L->px[p];
             c.py = L->py[p];
-            bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], L->cand[p], L->soft[p], c);
+            if (cached && (i != ci || L->cand[p])) {
+                bp_once_flush(A, ci, ca, cn);
+                cached = 0;
+            }
+            if (L->cand[p]) {
+                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], 1, L->soft[p], c);
+            } else {
+                if (!cached) {
+                    ci = i;
+                    ca.dvx = A->nvx[i];
+                    ca.dvy = A->nvy[i];
+                    ca.px = A->cpx[i];
+                    ca.py = A->cpy[i];
+                    cn = A->ncontact[i];
+                    cached = 1;
+                }
+                cn += L->soft[p] ? 1u : 0u;
+                bp_push_add(&ca, c);
+            }
         }
         if (!(j & BP_ONCE_NOJ)) {
             c.dvx = L->jdvx[p];
@@ -2302,6 +2336,8 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
             bp_once_fold(P, A, j, i, L->t[p], L->cand[p], L->soft[p], c);
         }
     }
+    if (cached)
+        bp_once_flush(A, ci, ca, cn);
     L->n = 0u;
 }
 
