@@ -2437,9 +2437,12 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
     L.n = 0u;
     if (a > 0u && a < b) {
         /* The ghosts: every ball whose window can reach slot a's cell,
-         * the cells before it up to reach cells back (and a row each). */
+         * in the cells before it up to wr rows and columns back: a window
+         * reaches floor(x' / cell) for x' = x - reach, which is at most
+         * reach / cell (+ the rounding of x', well under 0.05 cells)
+         * below x / cell. */
         float reach = bp_reach(P, P->rmax, vmax, vmax);
-        bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell, (float)BP_MAX_REACH) + 2;
+        bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
         bp_i32 c0 = (bp_i32)bp_cell_of(P, A->spos[a], A->spos[P->ystride + a]) -
                     wr * P->gw - wr;
         for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a; g += BP_BLOCK) {

@@ -176,7 +176,7 @@ static void grid_partition(int u, int parts, int nb, int n, uint32_t *i0, uint32
 
 /* Pass 3's ranges of slots per thread (bp_once_contacts), when there are
  * two threads or more. */
-#define ONCE_RANGES 2
+#define ONCE_RANGES 1
 
 static int team_size(void)
 {
