@@ -13,13 +13,15 @@
 #include "step.h"
 #include "cpu_blocks.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+/* Teams up to this size balance pass 3's ranges by their times. */
+#define ONCE_TEAM 16
 
 typedef struct cpu_engine {
     bp_engine base;
@@ -36,6 +38,7 @@ typedef struct cpu_engine {
     bp_step_params P;       /* set at attach: grid and constants */
     const bp_block_passes *blocks; /* passes 1, 3-5 in blocks (cpu_blocks.c), or NULL */
     int twice;              /* pass 3 by blocks of balls, each pair evaluated for both */
+    double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
@@ -174,9 +177,31 @@ static void grid_partition(int u, int parts, int nb, int n, uint32_t *i0, uint32
     *i1 = block_end(nb * (u + 1) / parts - 1, n);
 }
 
-/* Pass 3's ranges of slots per thread (bp_once_contacts), when there are
- * two threads or more. */
-#define ONCE_RANGES 1
+/* Where thread u's range of slots begins (bp_once_contacts): share[u]
+ * is where it began in the last sub-step, as a fraction of the balls. */
+static uint32_t once_cut(const double *share, int u, int n)
+{
+    uint32_t k = (uint32_t)(share[u] * n + 0.5);
+    return k < (uint32_t)n ? k : (uint32_t)n;
+}
+
+/* Moves the cuts of the team's ranges half way towards those that would
+ * have taken every thread the same time in the last sub-step. */
+static void once_rebalance(double *share, const double *took, int team, int n)
+{
+    double rate[ONCE_TEAM], sum = 0.0;
+    for (int u = 0; u < team; u++) {
+        uint32_t end = u + 1 == team ? (uint32_t)n : once_cut(share, u + 1, n);
+        double len = (double)end - once_cut(share, u, n);
+        rate[u] = (len + 1.0) / (took[u] > 1e-7 ? took[u] : 1e-7);
+        sum += rate[u];
+    }
+    double at = 0.0;
+    for (int u = 1; u < team; u++) {
+        at += rate[u - 1] / sum;
+        share[u] = 0.5 * share[u] + 0.5 * at;
+    }
+}
 
 static int team_size(void)
 {
@@ -216,6 +241,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         const int parts = grid_count_arrays(c, ncells, cnt);
         float v2max = 0.0f;
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tcount = 0.0;
+        double took[ONCE_TEAM]; /* each thread's pass 3 in the sub-step */
 #pragma omp parallel num_threads(nt)
         {
         /* the grid built in parallel where each thread has a count array */
@@ -226,7 +252,6 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * 0.94-0.96 of the frame time against one block at a time */
         int ch = nb / (4 * team);
         ch = ch < 1 ? 1 : ch > 4 ? 4 : ch;
-        const int nranges = team == 1 ? 1 : ONCE_RANGES * team;
         for (uint32_t s = 0; s < nsub; s++) {
 #pragma omp single
             {
@@ -282,13 +307,27 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp for schedule(dynamic, ch)
                 for (int b = 0; b < nb; b++)
                     B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
+            } else if (team == 1 || team > ONCE_TEAM) {
+                /* one range of slots per thread (each walks its ghosts too,
+                 * a row or two of balls: more ranges cost more than the
+                 * balance they give) */
+#pragma omp for schedule(static)
+                for (int u = 0; u < team; u++)
+                    B->contacts_once(&P, &A, vmax, (uint32_t)((int64_t)n * u / team),
+                                     (uint32_t)((int64_t)n * (u + 1) / team));
             } else {
-                /* ranges of slots, ONCE_RANGES per thread (each range walks
-                 * its ghosts too: a few rows of balls) */
-#pragma omp for schedule(dynamic, 1)
-                for (int u = 0; u < nranges; u++)
-                    B->contacts_once(&P, &A, vmax, (uint32_t)((int64_t)n * u / nranges),
-                                     (uint32_t)((int64_t)n * (u + 1) / nranges));
+                /* the same, each thread's share of the slots moved towards
+                 * what it got through in the last sub-step (a core that
+                 * the host slows, a range with more pairs) */
+#pragma omp for schedule(static)
+                for (int u = 0; u < team; u++) {
+                    double ts = bp_now();
+                    uint32_t end = u + 1 == team ? (uint32_t)n : once_cut(c->share, u + 1, n);
+                    B->contacts_once(&P, &A, vmax, once_cut(c->share, u, n), end);
+                    took[u] = bp_now() - ts;
+                }
+#pragma omp single nowait
+                once_rebalance(c->share, took, team, n);
             }
 #pragma omp for schedule(static)
             for (int b = 0; b < nb; b++)
@@ -401,6 +440,8 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     t = 1; /* built without OpenMP: one thread */
 #endif
     c->base.threads = t;
+    for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
+        c->share[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
     /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the
      * processor has AVX-512 (x86-64-v4), 8 with AVX2 (x86-64-v3), else 4
      * (cpu_blocks.h). BALLPIT_CPU_LANES picks: 1 runs them one ball at a
@@ -443,10 +484,4 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     snprintf(c->base.device, sizeof c->base.device, "%d thread%s, %d lane%s", t,
              t == 1 ? "" : "s", c->blocks ? c->blocks->lanes : 1, c->blocks ? "s" : "");
     return &c->base;
-}
-unsigned long long bp_cnt[8];
-__attribute__((destructor)) static void bp_cnt_dump(void)
-{
-    fprintf(stderr, "once: groups %llu lanes %llu live %llu held %llu | twice: groups %llu lanes %llu\n",
-            bp_cnt[0], bp_cnt[1], bp_cnt[4], bp_cnt[5], bp_cnt[2], bp_cnt[3]);
 }
