@@ -248,15 +248,19 @@ static bp_world *busy_world(void)
  * CPU engine also with its passes one ball at a time, as the OpenCL
  * kernels on GPUs run them, and in blocks of every lane width, besides the
  * widest the processor has (BALLPIT_CPU_LANES; src/sim/cpu_blocks.h; a
- * width the processor lacks is left out). Two worlds: obstacles and swarms,
+ * width the processor lacks is left out), on three threads (pass 3's
+ * ranges of slots, each with the ghosts of the one before, cut where the
+ * threads' times put them), and with pass 3 evaluating each pair for both
+ * its balls (BALLPIT_CPU_PAIRS=twice). Two worlds: obstacles and swarms,
  * and mixed sizes whose grid rows hold every lane of the widest screening. */
 static int deterministic_across_runs_and_threads(void)
 {
     bp_world *(*const make[2])(void) = {busy_world, mixed_world};
     const uint32_t frames[2] = {60, 20};
-    enum { RUNS = 7 };
-    const int threads[RUNS] = {2, 2, 1, 2, 2, 2, 2};
-    const char *const lanes[RUNS] = {NULL, NULL, NULL, "1", "4", "8", "16"};
+    enum { RUNS = 9 };
+    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2};
+    const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16"};
+    const char *const pairs[RUNS] = {NULL, NULL, NULL, NULL, "twice", NULL, NULL, NULL, NULL};
     int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
     for (int world = 0; world < 2; world++) {
         uint64_t h[RUNS];
@@ -264,9 +268,12 @@ static int deterministic_across_runs_and_threads(void)
             bp_world *w = make[world]();
             if (lanes[k])
                 setenv("BALLPIT_CPU_LANES", lanes[k], 1);
+            if (pairs[k])
+                setenv("BALLPIT_CPU_PAIRS", pairs[k], 1);
             bp_engine *e = test_engine(w, threads[k]);
             unsetenv("BALLPIT_CPU_LANES");
-            if (!e && k >= 5) { /* no AVX2 or AVX-512 here */
+            unsetenv("BALLPIT_CPU_PAIRS");
+            if (!e && k >= 7) { /* no AVX2 or AVX-512 here */
                 h[k] = h[0];
                 bp_world_destroy(w);
                 continue;
@@ -279,8 +286,9 @@ static int deterministic_across_runs_and_threads(void)
         }
         for (int k = 1; k < runs; k++)
             if (h[k] != h[0])
-                fprintf(stderr, "world %d: run %d (%d threads, lanes %s) differs\n", world, k,
-                        threads[k], lanes[k] ? lanes[k] : "widest");
+                fprintf(stderr, "world %d: run %d (%d threads, lanes %s, pairs %s) differs\n",
+                        world, k, threads[k], lanes[k] ? lanes[k] : "widest",
+                        pairs[k] ? pairs[k] : "once");
         for (int k = 1; k < runs; k++)
             ENSURE(h[k] == h[0]);
     }
