@@ -1827,7 +1827,9 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
  * BP_LANES pairs at a time whatever ball they belong to (bp_vpair_eval,
  * each lane doing what bp_contacts' lane does); then the pairs are folded
  * into their balls' sums in list order (bp_fold_pair), which is each
- * ball's neighbour order. So the sums are bp_contacts' bits.
+ * ball's neighbour order. So the sums are bp_contacts' bits. The CPU engine
+ * takes bp_once_contacts (below) instead, each pair evaluated once: the
+ * same bits.
  *
  * Pass 5: most balls hit nothing in a sub-step. BP_LANES balls at a time go
  * through the first steps of bp_move_static in lanes (the same float

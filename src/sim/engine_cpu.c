@@ -3,8 +3,9 @@
  * time, BALLPIT_CPU_LANES=1), spread over the cores with OpenMP.
  *
  * Every loop writes only its own balls' slots and reads what earlier loops
- * wrote, so the answer is the same bits for any thread count and lane
- * width. The grid build is a counting sort (ties in ball-index order);
+ * wrote (pass 3 writes the sums of the balls of its thread's range of grid
+ * slots: bp_once_contacts), so the answer is the same bits for any thread
+ * count, lane width and cut of the ranges. The grid build is a counting sort (ties in ball-index order);
  * the block passes build it in parallel (grid_count, grid_offsets,
  * grid_scatter), the one-ball-at-a-time path serially (bp_grid_build).
  * The block passes of all the sub-steps of a call run in one OpenMP team.
