@@ -2130,10 +2130,14 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
  * once, the masses' shares for each ball) and are folded into both at
  * once. A ball then gets the pairs of the balls before it as those are
  * walked, in their slot order, and then its own, in its neighbours' slot
- * order: the order and the terms of bp_block_contacts, so its bits. (A
- * pair that adds something is within reach of both balls: reach bounds
- * what each ball can touch or hit, and the tests are symmetric; the other
- * pairs add +0 and count nothing, as there.)
+ * order: the order and the terms of bp_block_contacts, so its bits. (Ball
+ * j's terms use ball i's normal, sliding velocity and push direction
+ * negated: the floats its own evaluation would give, every one a
+ * difference or product taken the other way round, up to the sign of a
+ * zero, which no sum started at +0 can see. A pair that adds something is
+ * within reach of both balls: reach bounds what each ball can touch or
+ * hit, and the tests are symmetric; the other pairs add +0 and count
+ * nothing, as there.)
  *
  * The sums are kept in the output arrays (nvx, nvy, cpx, cpy, ncontact,
  * best) from the start, zeroed a little ahead of the walk. bp_fold holds
