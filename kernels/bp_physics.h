@@ -2468,7 +2468,7 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         bp_u32 g1 = b - g > BP_BLOCK ? g + BP_BLOCK : b;
         bp_slot_block_fill(P, A, vmax, g, g1, &S);
         for (bp_u32 k = g; k < g1; k++) {
-            bp_once_zero(A, &z, k + 1u > z ? k + 1u : z);
+            bp_once_zero(A, &z, k + 1u); /* a no-op where the front is past k */
             bp_once_screen(P, A, &L, &S, k, k + 1u, P->n, b, 1, &z);
         }
         bp_once_work_off(&L, P, A, &S, 1);
