@@ -369,8 +369,11 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  *
  * sync[0]: check-ins; sync[1]: arrivals at barriers; sync[2]: chunk
  * tickets; sync[3]: the pass where a launch stopped; sync[4 + g], g <
- * slots: group g's largest speed^2 (float bits). The host zeroes
- * sync[0..3] before each launch. */
+ * slots: group g's largest speed^2 (float bits); sync[4 + slots + g], g
+ * <= slots: where group g's range of slots in pass 3 begins (the host
+ * sets them evenly at attach); sync[5 + 2 slots + g]: the time group g
+ * took for it in the last sub-step. The host zeroes sync[0..3] before
+ * each launch. */
 #ifndef BP_SYNC_OFF
 #define BP_SYNC_OFF 0x40000000u
 #endif
@@ -385,6 +388,12 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
 #endif
 #ifndef BP_SYNC_LAG
 #define BP_SYNC_LAG 0u
+#endif
+/* The time stamp counter where the device is an x86 CPU (PoCL): pass 3's
+ * ranges of slots are cut by the groups' times. Elsewhere the cuts stay
+ * even. */
+#if defined(BP_OCL_AVX2) && __has_builtin(__builtin_ia32_rdtsc)
+#define BP_TEAM_CLOCK() ((ulong)__builtin_ia32_rdtsc())
 #endif
 
 typedef struct {
@@ -499,6 +508,55 @@ static void bp_team_put_v2(bp_team *t, uint slots, float v2m)
             t->sync[4u + k] = 0u;
 }
 
+/* Pass 3 (bp_once_contacts) takes one range of slots per group, as the
+ * CPU engine's threads do: a range walks its ghosts too (the balls of the
+ * rows before it), and more ranges cost more than the balance they give.
+ * This group's range: its share of the cuts when the launch has all the
+ * groups, else (one group) all the slots. */
+static void bp_team_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
+{
+    volatile __global uint *cut = t->sync + 4u + slots;
+    if (t->G != slots) {
+        *b = t->g == 0u ? 0u : n;
+        *e = n;
+        return;
+    }
+    /* the cuts rise (bp_team_rebalance); clamped alike by every group */
+    *b = t->g == 0u ? 0u : min(cut[t->g], n);
+    *e = t->g + 1u == t->G ? n : min(cut[t->g + 1u], n);
+}
+
+#ifdef BP_TEAM_CLOCK
+/* Slots a tick group u got through in the last sub-step's pass 3. */
+static float bp_team_rate(volatile __global uint *cut, uint slots, uint n, uint u)
+{
+    uint b = u == 0u ? 0u : min(cut[u], n), e = u + 1u == slots ? n : min(cut[u + 1u], n);
+    uint took = cut[slots + 1u + u];
+    return ((float)(e - b) + 1.0f) / (float)max(took, 1u);
+}
+
+/* Moves the cuts half way towards those that would have given every
+ * group the same time in the last sub-step (once_rebalance in the CPU
+ * engine). Group 0, in a pass that reads no cut, after the barrier that
+ * follows pass 3. Both the old cuts and the aims rise, so the new ones
+ * do. */
+static void bp_team_rebalance(bp_team *t, uint slots, uint n)
+{
+    volatile __global uint *cut = t->sync + 4u + slots;
+    float sum = 0.0f, at = 0.0f;
+    for (uint u = 0u; u < slots; u++)
+        sum += bp_team_rate(cut, slots, n, u);
+    uint was = 0u;
+    for (uint u = 1u; u < slots; u++) {
+        at += bp_team_rate(cut, slots, n, u - 1u) / sum;
+        uint aim = min((uint)(at * (float)n + 0.5f), n);
+        uint old = min(cut[u], n);
+        cut[u] = max(was, (uint)(((ulong)old + aim) / 2u));
+        was = cut[u];
+    }
+}
+#endif
+
 /* The largest speed^2 over the slots (after a barrier). */
 static float bp_team_v2max(bp_team *t, uint slots)
 {
@@ -547,9 +605,25 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                     bp_grid_position(k, sorted, x, y, spos, P.ystride);
         } else if (p == 2u) {
             float vmax = sqrt(bp_team_v2max(&t, slots));
+#ifdef BP_OCL_TWICE
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 bp_block_contacts(&P, &A, vmax, b, e);
+#else
+            /* each pair once, in a range of the grid's slots */
+            bp_team_range(&t, slots, P.n, &b, &e);
+#ifdef BP_TEAM_CLOCK
+            ulong t0 = BP_TEAM_CLOCK();
+#endif
+            bp_once_contacts(&P, &A, vmax, b, e);
+#ifdef BP_TEAM_CLOCK
+            t.sync[5u + 2u * slots + t.g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
+#endif
+#endif
         } else if (p == 3u) {
+#if defined(BP_TEAM_CLOCK) && !defined(BP_OCL_TWICE)
+            if (t.g == 0u && t.G == slots)
+                bp_team_rebalance(&t, slots, P.n);
+#endif
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 bp_block_resolve(&P, &A, b, e);
         } else {

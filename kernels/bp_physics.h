@@ -852,6 +852,12 @@ BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
 #endif
+/* bp_vperm from a private array (OpenCL C's pointers name their space) */
+#if defined(BP_OCL_AVX512)
+#define BP_VPERM_P(a, base, d) __builtin_ia32_permvarsf512(vload16(0, (a) + (base)), as_int16(d))
+#elif defined(BP_HAVE_VPERM)
+#define BP_VPERM_P(a, base, d) bp_vperm((a), (base), (d))
+#endif
 
 BP_FN bp_side bp_side_of(float x, float y, float r, float m, bp_u8 n)
 {
@@ -2118,8 +2124,7 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
         bp_block_contacts_one(P, A, vmax, b, i1 - b > BP_BLOCK ? b + BP_BLOCK : i1, &L, st, &W);
 }
 
-#ifndef __OPENCL_VERSION__
-/* ---- Pass 3 with each pair evaluated once (the CPU engine) ---------------
+/* ---- Pass 3 with each pair evaluated once (CPU engine, CPU devices) -----
  *
  * bp_block_contacts evaluates a pair (i, j) twice, once for each ball.
  * Ball i folds its pairs in the order of its neighbours' slots in the
@@ -2154,7 +2159,7 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
 #define BP_ONCE_NOJ 0x80000000u
 
 typedef struct bp_once_list {
-    bp_u8 i[BP_PAIRS_CAP + BP_LANES];  /* ball i's slot - the block's first */
+    bp_li i[BP_PAIRS_CAP + BP_LANES];  /* ball i's slot - the block's first */
     bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* | BP_ONCE_NOJ: not this range's ball */
     float t[BP_PAIRS_CAP + BP_LANES];
     float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
@@ -2235,20 +2240,20 @@ BP_FN void bp_once_flush(const bp_block_arrays *A, bp_u32 q, bp_push a, bp_u32 n
 /* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
  * first lane's), and is left holding the balls' indices (from sorted, the
  * grid's order from slot S->k0). */
-BP_FN void bp_once_i_side(const bp_slot_block *S, const bp_u32 *sorted, bp_vpair *v, bp_u32 b0,
+BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted, bp_vpair *v, bp_u32 b0,
                           bp_vf *vxi, bp_vf *vyi)
 {
 #ifdef BP_HAVE_VPERM
     bp_vu d = v->i - BP_VUSPLAT(b0);
     if (!BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
-        v->i = BP_VASU(bp_vperm((const float *)(const void *)sorted, b0, d));
-        v->xi = bp_vperm(S->x, b0, d);
-        v->yi = bp_vperm(S->y, b0, d);
-        v->ri = bp_vperm(S->r, b0, d);
-        v->mi = bp_vperm(S->m, b0, d);
-        v->ni = bp_vperm(S->n, b0, d);
-        *vxi = bp_vperm(S->vx, b0, d);
-        *vyi = bp_vperm(S->vy, b0, d);
+        v->i = BP_VASU(bp_vperm((BP_GLOBAL const float *)(BP_GLOBAL const void *)sorted, b0, d));
+        v->xi = BP_VPERM_P(S->x, b0, d);
+        v->yi = BP_VPERM_P(S->y, b0, d);
+        v->ri = BP_VPERM_P(S->r, b0, d);
+        v->mi = BP_VPERM_P(S->m, b0, d);
+        v->ni = BP_VPERM_P(S->n, b0, d);
+        *vxi = BP_VPERM_P(S->vx, b0, d);
+        *vyi = BP_VPERM_P(S->vy, b0, d);
         return;
     }
 #else
@@ -2315,10 +2320,10 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
         bp_u32 p = L->live[q], i = A->sorted[S->k0 + L->i[p]], j = L->j[p];
         bp_push c;
         if (fold_i) {
-            c.dvx = L->dvx[p];
-            c.dvy = L->dvy[p];
-            c.px = L->px[p];
-            c.py = L->py[p];
+            c.dvx = BP_SCALAR_READ(L->dvx, p);
+            c.dvy = BP_SCALAR_READ(L->dvy, p);
+            c.px = BP_SCALAR_READ(L->px, p);
+            c.py = BP_SCALAR_READ(L->py, p);
             if (cached && (i != ci || L->cand[p])) {
                 bp_once_flush(A, ci, ca, cn);
                 cached = 0;
@@ -2340,10 +2345,10 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
             }
         }
         if (!(j & BP_ONCE_NOJ)) {
-            c.dvx = L->jdvx[p];
-            c.dvy = L->jdvy[p];
-            c.px = L->jpx[p];
-            c.py = L->jpy[p];
+            c.dvx = BP_SCALAR_READ(L->jdvx, p);
+            c.dvy = BP_SCALAR_READ(L->jdvy, p);
+            c.px = BP_SCALAR_READ(L->jpx, p);
+            c.py = BP_SCALAR_READ(L->jpy, p);
             bp_once_fold(P, A, j, i, L->t[p], L->cand[p], L->soft[p], c);
         }
     }
@@ -2367,11 +2372,16 @@ BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
 BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                               bp_u32 k0, bp_u32 k1, bp_slot_block *S)
 {
-    const float *spos = A->spos;
+    BP_GLOBAL const float *spos = A->spos;
     bp_u32 k = k0;
     S->k0 = k0;
     for (; k + BP_LANES <= k1; k += BP_LANES) {
+#ifdef __OPENCL_VERSION__
+        bp_u32 J[BP_LANES]; /* the gathers' indices in private memory */
+        BP_VSTORE(BP_VLOADU(A->sorted + k), J);
+#else
         const bp_u32 *J = A->sorted + k;
+#endif
         bp_u32 w = k - k0;
         bp_vf x = BP_VLOAD(spos + k), y = BP_VLOAD(spos + P->ystride + k);
         bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J), r = BP_VGATHER(A->r, J);
@@ -2410,8 +2420,8 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                           const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
                           int fold_i, bp_u32 *z)
 {
-    const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
-    const float *spos = A->spos;
+    BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
+    BP_GLOBAL const float *spos = A->spos;
     bp_u32 w = k - S->k0, i = sorted[k];
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
@@ -2474,7 +2484,6 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         bp_once_work_off(&L, P, A, &S, 1);
     }
 }
-#endif
 
 /* bp_segments_near, lane by lane: whether the segment grid holds any
  * segment in the cells of each lane's swept box. */

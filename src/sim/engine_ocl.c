@@ -43,6 +43,9 @@
  * (compiled in with -D), and the balls a group takes at a time. */
 #define BP_OCL_SYNC_OFF 0x40000000u
 #define BP_OCL_SYNC_STOP 0x80000000u
+/* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
+ * group, G + 1 cuts of pass 3's slots, a time per group */
+#define SYNC_WORDS(G) (4 + 3 * (size_t)(G) + 1)
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
 
@@ -349,12 +352,19 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     int portable = 0;
     if (env_choice("BALLPIT_OCL_PORTABLE", "1", "0", &portable, err, errlen))
         return -1;
-    char opts[320];
+    /* BALLPIT_OCL_PAIRS=twice: bp_k_steps' pass 3 as bp_block_contacts,
+     * each pair evaluated for each of its balls (A/B runs; the same bits) */
+    int twice = 0;
+    if (env_choice("BALLPIT_OCL_PAIRS", "twice", "once", &twice, err, errlen))
+        return -1;
+    char opts[384];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
-             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu%s%s%s",
+             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu"
+             "%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag,
+             twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
@@ -448,7 +458,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
         reserve(o, B_V2MAX, 1, f, err, errlen) ||
-        reserve(o, B_SYNC, 4 + o->groups, u, err, errlen))
+        reserve(o, B_SYNC, SYNC_WORDS(o->groups), u, err, errlen))
         return -1;
     for (int b = B_LX1; b <= B_LY2; b++)
         if (reserve(o, b, w->nlines, f, err, errlen))
@@ -462,8 +472,16 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * counts in cell_start and needs no count array). */
     size_t nzero = par * ncells; /* 0 on CPU devices: nothing to clear */
     uint32_t *zeros = calloc(nzero ? nzero : 1, u);
-    if (!zeros)
+    /* bp_k_steps' counters: its pass 3's ranges of slots cut evenly, no
+     * times yet */
+    uint32_t *sync = calloc(SYNC_WORDS(o->groups), u);
+    if (!zeros || !sync) {
+        free(zeros);
+        free(sync);
         return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
+    }
+    for (size_t k = 0; k <= o->groups; k++)
+        sync[4 + o->groups + k] = (uint32_t)((uint64_t)n * k / o->groups);
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
               write_buf(o, B_Y, n * f, w->y, err, errlen) ||
               write_buf(o, B_VX, n * f, w->vx, err, errlen) ||
@@ -478,11 +496,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_LY2, w->nlines * f, w->ly2, err, errlen) ||
               write_buf(o, B_SEG_START, ((size_t)o->sg.ncells + 1) * u, o->sg.start, err,
                         errlen) ||
-              write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen);
+              write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen) ||
+              write_buf(o, B_SYNC, SYNC_WORDS(o->groups) * u, sync, err, errlen);
     /* Wait even when an enqueue failed: earlier writes may still read
-     * `zeros` and the world's arrays. */
+     * `zeros`, `sync` and the world's arrays. */
     cl_int rc = clFinish(o->q);
     free(zeros);
+    free(sync);
     if (bad)
         return -1;
     if (rc != CL_SUCCESS)

@@ -175,7 +175,9 @@ static int spin_refused_off_cpu(void)
  * 2^21 turns (BALLPIT_OCL_LAG) while group 1 goes on and, after 2^18
  * turns, ends the launch at the next barrier, which group 0 must still
  * reach, having done its part of the pass between (after the move pass:
- * the grid build); and with
+ * the grid build); with 2 groups whose contact pass evaluates each pair
+ * for each of its balls (BALLPIT_OCL_PAIRS=twice) instead of once per
+ * pair in ranges of slots cut by the groups' times; and with
  * 5, more than PoCL has threads, where the groups cannot all start, every
  * launch is called off and one group runs the sub-step. Every step after
  * the first runs by bp_k_steps. On a device that is not a CPU, where
@@ -197,6 +199,7 @@ static int one_launch_same_bits(void)
         {T_SPIN("2"), NULL},
         {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1", NULL},
         {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "262144", "BALLPIT_OCL_LAG", "2097152", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PAIRS", "twice", NULL},
         {T_SPIN("5"), NULL},
     };
 #undef T_SPIN
