@@ -97,6 +97,7 @@ typedef struct ocl_engine {
     long team_steps;            /* steps since attach (the first runs as kernels) */
     int team_launches, team_off; /* in the last step: launches, and those called off */
     double share[4];            /* phase shares of the wall time, from that step */
+    uint32_t share_n;           /* balls when they were timed (0: not yet) */
     bp_step_params P;           /* from the attached world */
     uint32_t n, ncells, nblocks;
     bp_seggrid sg;
@@ -520,7 +521,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         o->base.bytes += o->bytes[b];
     o->broken = 0;
     o->read_backup = 0;
-    o->team_steps = 0;
+    /* The first step after an attach runs as timed separate kernels, for
+     * the phases' shares, unless shares were timed with about as many
+     * balls: the engine's re-sort by place re-attaches every 1,024
+     * sub-steps, and on PoCL that step's separate kernels made one frame
+     * in 34 several times slower (the sandbox's rain stuttered once a
+     * second). */
+    o->team_steps = o->share_n && n <= 2 * (size_t)o->share_n && 2 * (size_t)n >= o->share_n;
 
     /* Arguments that stay the same until the next attach. */
     const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks;
@@ -881,6 +888,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     } else if (sum > 0.0) {
         for (int i = 0; i < 4; i++)
             o->share[i] = ph[i] / sum;
+        o->share_n = o->n;
     }
     double scale = sum > 0.0 ? wall / sum : 0.0;
     o->base.times.integrate = ph[0] * scale;
