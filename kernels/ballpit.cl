@@ -513,24 +513,31 @@ static void bp_team_put_v2(bp_team *t, uint slots, float v2m)
  * rows before it), and more ranges cost more than the balance they give.
  * This group's range: its share of the cuts when the launch has all the
  * groups, else (one group) all the slots. */
+/* Group u's range of the n slots by the cuts of a team of `slots` groups.
+ * The cuts rise (bp_team_rebalance); every group clamps them alike. */
+static void bp_team_cut_range(volatile __global uint *cut, uint slots, uint n, uint u, uint *b,
+                              uint *e)
+{
+    *b = u == 0u ? 0u : min(cut[u], n);
+    *e = u + 1u == slots ? n : min(cut[u + 1u], n);
+}
+
 static void bp_team_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 {
-    volatile __global uint *cut = t->sync + 4u + slots;
     if (t->G != slots) {
         *b = t->g == 0u ? 0u : n;
         *e = n;
         return;
     }
-    /* the cuts rise (bp_team_rebalance); clamped alike by every group */
-    *b = t->g == 0u ? 0u : min(cut[t->g], n);
-    *e = t->g + 1u == t->G ? n : min(cut[t->g + 1u], n);
+    bp_team_cut_range(t->sync + 4u + slots, slots, n, t->g, b, e);
 }
 
 #ifdef BP_TEAM_CLOCK
 /* Slots a tick group u got through in the last sub-step's pass 3. */
 static float bp_team_rate(volatile __global uint *cut, uint slots, uint n, uint u)
 {
-    uint b = u == 0u ? 0u : min(cut[u], n), e = u + 1u == slots ? n : min(cut[u + 1u], n);
+    uint b, e;
+    bp_team_cut_range(cut, slots, n, u, &b, &e);
     uint took = cut[slots + 1u + u];
     return ((float)(e - b) + 1.0f) / (float)max(took, 1u);
 }

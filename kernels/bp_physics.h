@@ -2240,8 +2240,8 @@ BP_FN void bp_once_flush(const bp_block_arrays *A, bp_u32 q, bp_push a, bp_u32 n
 /* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
  * first lane's), and is left holding the balls' indices (from sorted, the
  * grid's order from slot S->k0). */
-BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted, bp_vpair *v, bp_u32 b0,
-                          bp_vf *vxi, bp_vf *vyi)
+BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted, bp_vpair *v,
+                          bp_u32 b0, bp_vf *vxi, bp_vf *vyi)
 {
 #ifdef BP_HAVE_VPERM
     bp_vu d = v->i - BP_VUSPLAT(b0);
