@@ -346,10 +346,12 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * order are those of the separate kernels, so the bits are the same.
  *
  * The passes of a step are numbered: 0 integrates the first sub-step,
- * then 5 per sub-step s (1 + 5s + p): p = 0 the grid build (group 0), 1
- * the positions in grid order, 2 the contacts, 3 resolve, 4 move and the
- * next sub-step's integration. A launch runs passes first .. end - 1 of
- * a step of nsub sub-steps.
+ * then BP_TEAM_PASSES per sub-step s (1 + BP_TEAM_PASSES s + p): p = 0
+ * counts the balls by cell, 1 the cells' offsets (group 0), 2 puts the
+ * balls into the grid with their positions in grid order (the grid built
+ * in `parts` parts of the balls, bp_grid_count .. bp_grid_place), 3 the
+ * contacts, 4 resolve, 5 move and the next sub-step's integration. A
+ * launch runs passes first .. end - 1 of a step of nsub sub-steps.
  *
  * Waiting is bounded, as OpenMP's spinning is before its threads sleep:
  *  - OpenCL does not promise that all G groups run at once. The groups
@@ -359,9 +361,8 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  *    the sub-step with one group, which waits for no one, and tries all
  *    groups again for the next.
  *  - A group that has waited BP_SYNC_BAR_PATIENCE turns (by default as
- *    many) at a barrier (another group's thread
- *    was descheduled, or is still building the grid) ends the launch
- *    there: it sets BP_SYNC_STOP in the barrier's count (only while the
+ *    many) at a barrier (another group's thread was descheduled) ends the
+ *    launch there: it sets BP_SYNC_STOP in the barrier's count (only while the
  *    barrier is not complete, by compare-and-swap) and writes the pass
  *    into sync[3]; every group that sees the flag returns. All passes up
  *    to that one are done, none after it has begun, and the host launches
@@ -374,6 +375,15 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * sets them evenly at attach); sync[5 + 2 slots + g]: the time group g
  * took for it in the last sub-step. The host zeroes sync[0..3] before
  * each launch. */
+/* Passes per sub-step, and the most parts the grid is built in (the host
+ * passes both; engine_ocl.c). */
+#ifndef BP_TEAM_PASSES
+#define BP_TEAM_PASSES 6u
+#endif
+#ifndef BP_TEAM_PARTS_MAX
+#define BP_TEAM_PARTS_MAX 4u
+#endif
+enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, BP_TP_MOVE };
 #ifndef BP_SYNC_OFF
 #define BP_SYNC_OFF 0x40000000u
 #endif
@@ -429,8 +439,9 @@ static int bp_team_start(bp_team *t)
  * flag is set the count stays short and no group passes this barrier. A
  * group that sees its barrier complete goes on even if the flag is set
  * meanwhile: then the stop is at the next barrier, and the next pass needs
- * this group (the grid build is group 0's alone, and each group leaves its
- * speed maximum in its slot). */
+ * this group (each group counts and places its parts of the grid, group
+ * 0 works out the offsets, and each leaves its speed maximum in its
+ * slot). */
 static int bp_team_barrier(bp_team *t, uint q)
 {
     volatile __global uint *s = t->sync;
@@ -444,8 +455,8 @@ static int bp_team_barrier(bp_team *t, uint q)
      * if its thread were descheduled just after its arrival completed the
      * barrier. The others go on through the next pass and end the launch
      * at the barrier after it (when their patience is shorter than the
-     * lag): after the move pass, that next pass is the grid build, which
-     * only group 0 does. */
+     * lag): after the move pass, that next pass is the grid count, whose
+     * part 0 is group 0's. */
     if (t->g == 0u)
         for (uint v = s[1]; !(v & BP_SYNC_STOP) && v + 1u < t->bar; v = s[1])
             ;
@@ -564,6 +575,12 @@ static void bp_team_rebalance(bp_team *t, uint slots, uint n)
 }
 #endif
 
+/* Where part u of the grid build's `parts` parts of n balls begins. */
+static uint bp_team_part(uint n, uint parts, uint u)
+{
+    return (uint)((ulong)n * u / parts);
+}
+
 /* The largest speed^2 over the slots (after a barrier). */
 static float bp_team_v2max(bp_team *t, uint slots)
 {
@@ -578,7 +595,8 @@ static float bp_team_v2max(bp_team *t, uint slots)
 __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint end,
                          const uint nsub,
                          const uint ncells, const uint chunk, const uint slots,
-                         volatile __global uint *sync, __global float *x, __global float *y,
+                         const uint parts, volatile __global uint *sync, __global float *x,
+                         __global float *y,
                          __global float *vx, __global float *vy, __global const float *r,
                          __global const float *m, __global uchar *split,
                          __global uchar *ncontact, __global uint *cell,
@@ -587,7 +605,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global float *cpx, __global float *cpy, __global const float *lx1,
                          __global const float *ly1, __global const float *lx2,
                          __global const float *ly2, __global const uint *seg_start,
-                         __global const uint *seg_list)
+                         __global const uint *seg_list, __global uint *count)
 {
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
     if (!bp_team_start(&t))
@@ -595,22 +613,32 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
                          nvx, nvy, cpx, cpy, lx1, ly1, lx2, ly2, seg_start, seg_list};
+    /* the grid's count arrays: part 0's is cell_start, the others' follow
+     * each other in count */
+    __global uint *cnt[BP_TEAM_PARTS_MAX];
+    for (uint u = 0u; u < parts; u++)
+        cnt[u] = u == 0u ? cell_start : count + (size_t)(u - 1u) * ncells;
     uint b, e;
     for (uint q = first; q < end; q++) {
-        uint s = (q - 1u) / 5u, p = q == 0u ? 5u : (q - 1u) % 5u;
-        if (p == 5u) { /* pass 1 of the first sub-step */
+        uint s = (q - 1u) / BP_TEAM_PASSES;
+        uint p = q == 0u ? BP_TEAM_PASSES : (q - 1u) % BP_TEAM_PASSES;
+        if (p == BP_TEAM_PASSES) { /* pass 1 of the first sub-step */
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             bp_team_put_v2(&t, slots, v2m);
-        } else if (p == 0u) {
+        } else if (p == BP_TP_COUNT) { /* every part by some group, whatever G */
+            for (uint u = t.g; u < parts; u += t.G)
+                bp_grid_count(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
+                              cnt[u], ncells);
+        } else if (p == BP_TP_OFFSETS) {
             if (t.g == 0u)
-                bp_grid_build(P.n, ncells, cell, cell_start, sorted);
-        } else if (p == 1u) {
-            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
-                for (uint k = b; k < e; k++)
-                    bp_grid_position(k, sorted, x, y, spos, P.ystride);
-        } else if (p == 2u) {
+                bp_grid_offsets(cnt, parts, ncells, P.n);
+        } else if (p == BP_TP_PLACE) {
+            for (uint u = t.g; u < parts; u += t.G)
+                bp_grid_place(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
+                              cnt[u], sorted, x, y, spos, P.ystride);
+        } else if (p == BP_TP_CONTACTS) {
             float vmax = sqrt(bp_team_v2max(&t, slots));
 #ifdef BP_OCL_TWICE
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
@@ -626,14 +654,14 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
             t.sync[5u + 2u * slots + t.g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
 #endif
 #endif
-        } else if (p == 3u) {
+        } else if (p == BP_TP_RESOLVE) {
 #if defined(BP_TEAM_CLOCK) && !defined(BP_OCL_TWICE)
             if (t.g == 0u && t.G == slots)
                 bp_team_rebalance(&t, slots, P.n);
 #endif
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 bp_block_resolve(&P, &A, b, e);
-        } else {
+        } else { /* BP_TP_MOVE */
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
                 bp_block_move(&P, &A, b, e);

@@ -651,6 +651,55 @@ BP_FN void bp_grid_build(bp_u32 n, bp_u32 ncells, BP_GLOBAL const bp_u32 *cell,
     start[ncells] = n;
 }
 
+/* The same grid built by a team, the balls cut into parts by index, each
+ * part's balls counted into its own array of ncells words
+ * (bp_grid_count), the cells' offsets from all the counts
+ * (bp_grid_offsets), each part put into its cells (bp_grid_place). A
+ * cell lists part 0's balls first, then part 1's, ..., each ascending:
+ * bp_grid_build's order, for any number of parts. The CPU engine's
+ * threads and bp_k_steps' work-groups build it so. */
+
+/* Balls i0..i1-1 counted by cell into cnt. */
+BP_FN void bp_grid_count(BP_GLOBAL const bp_u32 *cell, bp_u32 i0, bp_u32 i1,
+                         BP_GLOBAL bp_u32 *cnt, bp_u32 ncells)
+{
+    for (bp_u32 c = 0u; c < ncells; c++)
+        cnt[c] = 0u;
+    for (bp_u32 i = i0; i < i1; i++)
+        cnt[cell[i]]++;
+}
+
+/* The counts of `parts` parts become where each part's run of each cell
+ * ends (cells in order, parts in order within a cell); cnt[0] is the
+ * grid's start[] (ncells + 1 words), whose last word becomes n. */
+BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+{
+    bp_u32 run = 0u;
+    for (bp_u32 c = 0u; c < ncells; c++)
+        for (bp_u32 u = 0u; u < parts; u++) {
+            run += cnt[u][c];
+            cnt[u][c] = run;
+        }
+    cnt[0][ncells] = n;
+}
+
+/* Balls i0..i1-1 (a part) put into their cells from the back, with their
+ * positions in grid order (bp_grid_position's spos, from x and y read in
+ * order rather than gathered through sorted): cnt ends as where this
+ * part's runs begin (for part 0, the grid's start[]). */
+BP_FN void bp_grid_place(BP_GLOBAL const bp_u32 *cell, bp_u32 i0, bp_u32 i1,
+                         BP_GLOBAL bp_u32 *cnt, BP_GLOBAL bp_u32 *sorted,
+                         BP_GLOBAL const float *x, BP_GLOBAL const float *y,
+                         BP_GLOBAL float *spos, bp_u32 ystride)
+{
+    for (bp_u32 i = i1; i-- > i0;) {
+        bp_u32 k = --cnt[cell[i]];
+        sorted[k] = i;
+        spos[k] = x[i];
+        spos[ystride + k] = y[i];
+    }
+}
+
 /* The position of the ball in slot k of the grid's order, where bp_contacts
  * screens it (x at spos[k], y at spos[ystride + k]: two planes, so a
  * screening step loads BP_LANES of each, with no index to follow and no

@@ -5,9 +5,10 @@
  * Every loop writes only its own balls' slots and reads what earlier loops
  * wrote (pass 3 writes the sums of the balls of its thread's range of grid
  * slots: bp_once_contacts), so the answer is the same bits for any thread
- * count, lane width and cut of the ranges. The grid build is a counting sort (ties in ball-index order);
- * the block passes build it in parallel (grid_count, grid_offsets,
- * grid_scatter), the one-ball-at-a-time path serially (bp_grid_build).
+ * count, lane width and cut of the ranges. The grid build is a counting
+ * sort (ties in ball-index order); the block passes build it in parallel
+ * (bp_grid_count, bp_grid_offsets, bp_grid_place), the one-ball-at-a-time
+ * path serially (bp_grid_build).
  * The block passes of all the sub-steps of a call run in one OpenMP team.
  */
 #include "engine_impl.h"
@@ -111,11 +112,9 @@ static inline uint32_t block_end(int b, int n)
 }
 
 /* The parallel grid build (the block passes): the balls in one partition
- * per thread, each counted into its own array of ncells words; the cells'
- * offsets from all the counts; each partition put into its cells. A cell
- * lists partition 0's balls first, then 1's, ..., each in ascending
- * order: the ball-index order bp_grid_build gives, so the same sorted[]
- * and cell_start[] for any thread count. */
+ * per thread, built as bp_grid_count, bp_grid_offsets and bp_grid_place
+ * (kernels/bp_physics.h) describe, so the same sorted[] and cell_start[]
+ * for any thread count. */
 #define GRID_PARTS 8
 
 /* The count arrays: partition 0's is cell_start itself; the others are
@@ -130,44 +129,6 @@ static int grid_count_arrays(cpu_engine *c, uint32_t ncells, uint32_t *cnt[GRID_
     for (size_t o = 0; o + ncells <= 4 * (size_t)c->cap && k < GRID_PARTS; o += ncells)
         cnt[k++] = (uint32_t *)c->scratch + o;
     return k;
-}
-
-/* Balls i0..i1-1 counted by cell into cnt. */
-static void grid_count(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t *cnt,
-                       uint32_t ncells)
-{
-    memset(cnt, 0, ncells * sizeof *cnt);
-    for (uint32_t i = i0; i < i1; i++)
-        cnt[cell[i]]++;
-}
-
-/* The counts become where each partition's run of each cell ends (cells in
- * order, partitions in order within a cell); cnt[0][ncells] = n. */
-static void grid_offsets(uint32_t *const *cnt, int parts, uint32_t ncells, uint32_t n)
-{
-    uint32_t run = 0;
-    for (uint32_t k = 0; k < ncells; k++)
-        for (int u = 0; u < parts; u++) {
-            run += cnt[u][k];
-            cnt[u][k] = run;
-        }
-    cnt[0][ncells] = n;
-}
-
-/* Balls i0..i1-1 put into their cells, from the back, with their
- * positions in grid order (bp_grid_position's spos, written here from
- * x and y read in order, not gathered through sorted): cnt ends as where
- * this partition's runs begin (for partition 0, cell_start). */
-static void grid_scatter(const uint32_t *cell, uint32_t i0, uint32_t i1, uint32_t *cnt,
-                         uint32_t *sorted, const float *x, const float *y, float *spos,
-                         uint32_t ystride)
-{
-    for (uint32_t i = i1; i-- > i0;) {
-        uint32_t k = --cnt[cell[i]];
-        sorted[k] = i;
-        spos[k] = x[i];
-        spos[ystride + k] = y[i];
-    }
 }
 
 /* The balls of partition u of parts, whole blocks of a world of n balls in
@@ -271,20 +232,21 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         v2max = B->integrate(&P, &A, c->cell, i,
                                              i1 - i > BP_BLOCK ? i + BP_BLOCK : i1, v2max);
                     double tc = bp_now();
-                    grid_count(c->cell, i0, i1, cnt[u], ncells);
+                    bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
                     if (u == 0)
                         tcount = bp_now() - tc; /* the grid's, in the phase times */
                 }
 #pragma omp single
                 {
                     t1 = bp_now();
-                    grid_offsets(cnt, team, ncells, (uint32_t)n);
+                    bp_grid_offsets(cnt, (uint32_t)team, ncells, (uint32_t)n);
                 }
 #pragma omp for schedule(static)
                 for (int u = 0; u < team; u++) {
                     uint32_t i0, i1;
                     grid_partition(u, team, nb, n, &i0, &i1);
-                    grid_scatter(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos, P.ystride);
+                    bp_grid_place(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos,
+                                  P.ystride);
                 }
             } else {
 #pragma omp for schedule(static) reduction(max : v2max)

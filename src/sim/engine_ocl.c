@@ -46,6 +46,10 @@
 /* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
  * group, G + 1 cuts of pass 3's slots, a time per group */
 #define SYNC_WORDS(G) (4 + 3 * (size_t)(G) + 1)
+/* bp_k_steps' passes per sub-step, and the most parts it builds the grid
+ * in (each part's count array is ncells words; kernels/ballpit.cl) */
+#define TEAM_PASSES 6u
+#define TEAM_PARTS_MAX 4u
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
 
@@ -71,8 +75,8 @@ enum {
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
     /* lines, segment grid cells + 1, segment grid list */
     B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST,
-    /* one float; the team's counters (bp_k_steps) */
-    B_V2MAX, B_SYNC,
+    /* one float; the team's counters and its grid's count arrays (bp_k_steps) */
+    B_V2MAX, B_SYNC, B_TEAM_COUNT,
     B_NUM
 };
 #define B_FIRST_BALL B_X
@@ -361,10 +365,10 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     char opts[384];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
-             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu"
-             "%s%s%s%s",
+             "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
+             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
-             BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag,
+             BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
@@ -423,6 +427,14 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
 
 /* ---- Attach: the world to the device -------------------------------------- */
 
+/* The parts bp_k_steps builds the grid in: one per group, at most
+ * TEAM_PARTS_MAX (a group takes parts g, g + G, ..., so a launch of
+ * fewer groups builds them all too). */
+static cl_uint team_parts(const ocl_engine *o)
+{
+    return o->groups < TEAM_PARTS_MAX ? (cl_uint)o->groups : TEAM_PARTS_MAX;
+}
+
 static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     ocl_engine *o = (ocl_engine *)e;
@@ -459,7 +471,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
         reserve(o, B_V2MAX, 1, f, err, errlen) ||
-        reserve(o, B_SYNC, SYNC_WORDS(o->groups), u, err, errlen))
+        reserve(o, B_SYNC, SYNC_WORDS(o->groups), u, err, errlen) ||
+        reserve(o, B_TEAM_COUNT, o->team ? (team_parts(o) - 1) * (size_t)ncells : 0, u, err,
+                errlen))
         return -1;
     for (int b = B_LX1; b <= B_LY2; b++)
         if (reserve(o, b, w->nlines, f, err, errlen))
@@ -615,17 +629,18 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* arguments 1-3, the passes of a launch and the step's sub-steps, are
      * set by run_team; 6, the groups' slots of speed maxima, is every
      * group's even when a launch has only one */
-    const cl_uint slots = (cl_uint)o->groups;
+    const cl_uint slots = (cl_uint)o->groups, parts = team_parts(o);
     static const int steps_bufs[] = {B_SYNC,   B_X,    B_Y,      B_VX,   B_VY,  B_R,
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
                                      B_SPOS,   B_BEST, B_NVX,    B_NVY,  B_CPX, B_CPY,
                                      B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
-                                     B_SEG_LIST};
+                                     B_SEG_LIST, B_TEAM_COUNT};
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
     a |= set_arg(o, K_STEPS, 4, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_STEPS, 5, sizeof o->chunk, &o->chunk, err, errlen);
     a |= set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen);
-    a |= SET_MEMS(o, K_STEPS, 7, steps_bufs, err, errlen);
+    a |= set_arg(o, K_STEPS, 7, sizeof parts, &parts, err, errlen);
+    a |= SET_MEMS(o, K_STEPS, 8, steps_bufs, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
@@ -689,7 +704,7 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
 static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
 {
     static const cl_uint zero[4] = {0};
-    const cl_uint total = 1u + 5u * nsub, ns = nsub;
+    const cl_uint total = 1u + TEAM_PASSES * nsub, ns = nsub;
     cl_uint first = 0;
     o->team_launches = o->team_off = 0;
     if (set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen))
@@ -698,7 +713,8 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
     while (first < total) {
         cl_uint st[4] = {0};
         /* alone: to the end of the sub-step that pass `first` is in */
-        cl_uint end = alone ? (first == 0 ? 1u : first + 5u - (first - 1u) % 5u) : total;
+        cl_uint end =
+            alone ? (first == 0 ? 1u : first + TEAM_PASSES - (first - 1u) % TEAM_PASSES) : total;
         size_t groups = alone ? 1 : o->groups;
         cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
                                          NULL, NULL);
