@@ -493,7 +493,10 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     if (!zeros || !sync) {
         free(zeros);
         free(sync);
-        return bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells", ncells);
+        return !zeros ? bp_fail(err, errlen, "opencl engine: out of memory for %u grid cells",
+                                ncells)
+                      : bp_fail(err, errlen, "opencl engine: out of memory for the %zu "
+                                "counters of %zu work-groups", SYNC_WORDS(o->groups), o->groups);
     }
     for (size_t k = 0; k <= o->groups; k++)
         sync[4 + o->groups + k] = (uint32_t)((uint64_t)n * k / o->groups);
