@@ -2206,10 +2206,18 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
  * BP_ONCE_NOJ): the other range folds it from its ghosts. */
 
 #define BP_ONCE_NOJ 0x80000000u
+/* A pair's word in the list: ball j in the low BP_ONCE_ISHIFT bits (a
+ * world has at most 2^22 balls: BP_MAX_BALLS), ball i's slot - the
+ * block's first (below BP_BLOCK, 256) in the 8 bits above, and
+ * BP_ONCE_NOJ. One compress and one store a screening step, where a list
+ * of i beside it took BP_LANES copies of i a step too (PoCL writes those
+ * 16 words in four stores). */
+#define BP_ONCE_ISHIFT 23u
+#define BP_ONCE_JBITS (~(255u << BP_ONCE_ISHIFT))   /* ball j and BP_ONCE_NOJ */
+#define BP_ONCE_I(word) (((word) >> BP_ONCE_ISHIFT) & 255u)
 
 typedef struct bp_once_list {
-    bp_li i[BP_PAIRS_CAP + BP_LANES];  /* ball i's slot - the block's first */
-    bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* | BP_ONCE_NOJ: not this range's ball */
+    bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* ball j, i's slot, BP_ONCE_NOJ */
     float t[BP_PAIRS_CAP + BP_LANES];
     float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
     float px[BP_PAIRS_CAP + BP_LANES], py[BP_PAIRS_CAP + BP_LANES];
@@ -2328,18 +2336,17 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
     bp_u32 n = L->n, nlive = 0u;
     if (n == 0u)
         return;
-    for (bp_u32 k = n; k % BP_LANES; k++) { /* the last group's unused lanes: its first pair */
-        L->i[k] = L->i[n - n % BP_LANES];
+    for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
         L->j[k] = L->j[n - n % BP_LANES];
-    }
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
         bp_u32 J[BP_LANES];
-        bp_vu jm = BP_VLOADU(L->j + p) & BP_VUSPLAT(~BP_ONCE_NOJ);
+        bp_vu word = BP_VLOADU(L->j + p);
+        bp_vu jm = word & BP_VUSPLAT(BP_ONCE_JBITS & ~BP_ONCE_NOJ);
         BP_VSTORE(jm, J);
         bp_vpair v;
         bp_vf vxi, vyi;
-        v.i = BP_BLOAD(L->i + p);
-        bp_once_i_side(S, A->sorted + S->k0, &v, L->i[p], &vxi, &vyi);
+        v.i = (word >> BP_ONCE_ISHIFT) & BP_VUSPLAT(255u);
+        bp_once_i_side(S, A->sorted + S->k0, &v, BP_ONCE_I(L->j[p]), &vxi, &vyi);
         bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
         bp_vterms o;
         bp_vpush oj;
@@ -2366,7 +2373,8 @@ BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_b
     bp_push ca;
     int cached = 0;
     for (bp_u32 q = 0u; q < nlive; q++) {
-        bp_u32 p = L->live[q], i = A->sorted[S->k0 + L->i[p]], j = L->j[p];
+        bp_u32 p = L->live[q], i = A->sorted[S->k0 + BP_ONCE_I(L->j[p])];
+        bp_u32 j = L->j[p] & BP_ONCE_JBITS;
         bp_push c;
         if (fold_i) {
             c.dvx = BP_SCALAR_READ(L->dvx, p);
@@ -2490,8 +2498,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
             if (s + BP_LANES > b)
                 jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
                            BP_VUSPLAT(BP_ONCE_NOJ));
-            BP_BSPLAT(w, L->i + L->n);
-            BP_VCOMPRESS(L->j, L->n, in, jv);
+            BP_VCOMPRESS(L->j, L->n, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
         }
     }
 }

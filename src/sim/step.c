@@ -7,6 +7,8 @@
 #include <string.h>
 
 _Static_assert(sizeof(bp_step_params) == 26 * 4, "bp_step_params must stay 4-byte fields only");
+_Static_assert(BP_MAX_BALLS <= (1u << BP_ONCE_ISHIFT) && BP_BLOCK <= 256u,
+               "bp_once_list's word: ball j below bit BP_ONCE_ISHIFT, i's slot in 8 bits");
 
 float bp_world_rmax(const bp_world *w)
 {
