@@ -36,6 +36,12 @@
  * clang-based and takes the attribute. */
 #define BP_FN static inline __attribute__((always_inline))
 #define BP_FN_INLINE BP_FN
+/* A function kept a call even so: bp_once_work_off, which PoCL's
+ * one-launch step calls once per list of about 240 pairs from three
+ * places; inlined, its registers crowded the screening loops around it
+ * (their loop constants went to the stack): 0.92-0.93 of PoCL's rain
+ * time as a call (docs/benchmarks.md). */
+#define BP_FN_CALLED static __attribute__((noinline))
 #define BP_SQRT(x) sqrt(x)
 #define BP_FMIN(a, b) fmin(a, b)
 #define BP_FMAX(a, b) fmax(a, b)
@@ -49,6 +55,7 @@ typedef uchar bp_u8;
 #include <stdint.h>
 #define BP_GLOBAL
 #define BP_FN static inline
+#define BP_FN_CALLED static inline /* gcc keeps bp_once_work_off a call */
 /* inlined even where the compiler would not: bp_vpair_soft, which the
  * CPU engine's pass 3 calls with and without a second ball's terms (as a
  * call, 0.93-0.97 of the frame time on the pile 50k, 0.96-1.0 on the rain) */
@@ -2330,8 +2337,8 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted
 
 /* Evaluates the list's pairs (balls i of block S) and folds each into its
  * ball i (if fold_i) and its ball j (unless flagged); empties the list. */
-BP_FN void bp_once_work_off(bp_once_list *L, const bp_step_params *P, const bp_block_arrays *A,
-                            const bp_slot_block *S, int fold_i)
+BP_FN_CALLED void bp_once_work_off(bp_once_list *L, const bp_step_params *P,
+                                   const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
 {
     bp_u32 n = L->n, nlive = 0u;
     if (n == 0u)
