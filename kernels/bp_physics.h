@@ -165,6 +165,16 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
+#if defined(BP_OCL_AVX512) && __has_builtin(__builtin_ia32_expandsf512_mask) && \
+    __has_builtin(__builtin_ia32_expandsi512_mask) && __has_builtin(__builtin_ia32_cvtmask2d512)
+/* the C engine's expand (bp_once_screen's batches) through the builtins */
+#define BP_HAVE_VEXPAND 1
+#define BP_VEXPANDF(v, mk, p) __builtin_ia32_expandsf512_mask(vload16(0, (p)), (v), (ushort)(mk))
+#define BP_VEXPANDU(v, mk, p)                                                             \
+    as_uint16(__builtin_ia32_expandsi512_mask(as_int16(vload16(0, (p))), as_int16(v),    \
+                                              (ushort)(mk)))
+#define BP_VFROMBITS(mk) __builtin_ia32_cvtmask2d512((ushort)(mk))
+#endif
 #elif BP_LANES == 8
 typedef float8 bp_vf;
 typedef int8 bp_vi;
@@ -258,6 +268,16 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
 #define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
 #define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
+/* v with the BP_LANES values from p on put into the lanes of the bit mask
+ * mk in order, its other lanes kept (an expand: bp_once_screen's batches) */
+#define BP_HAVE_VEXPAND 1
+#define BP_VEXPANDF(v, mk, p) \
+    ((bp_vf)_mm512_mask_expand_ps((__m512)(v), (__mmask16)(mk), _mm512_loadu_ps(p)))
+#define BP_VEXPANDU(v, mk, p)                                               \
+    ((bp_vu)_mm512_mask_expand_epi32((__m512i)(v), (__mmask16)(mk),         \
+                                     _mm512_loadu_si512((const void *)(p))))
+/* the lanes of the bit mask mk on */
+#define BP_VFROMBITS(mk) ((bp_vi)_mm512_movm_epi32((__mmask16)(mk)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
 #elif BP_LANES == 8
 /* The CPU engine's block passes on AVX2 (x86-64-v3; src/sim/cpu_blocks.c). */
@@ -2476,19 +2496,47 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
     }
 }
 
+#ifdef BP_HAVE_VEXPAND
+/* The candidates of one batch (bp_once_screen): lanes 0..fill-1 of bx,
+ * by (positions) and bj (balls), those in the bit mask noj of slots at b
+ * or after; the ones within reach of ball i go into the list. */
+BP_FN void bp_once_batch(bp_once_list *L, const bp_step_params *P, const bp_block_arrays *A,
+                         const bp_slot_block *S, int fold_i, bp_vf bx, bp_vf by, bp_vu bj,
+                         bp_u32 fill, bp_u32 noj, bp_u32 w)
+{
+    if (L->n > BP_PAIRS_CAP - BP_LANES)
+        bp_once_work_off(L, P, A, S, fold_i);
+    bp_vf dx = bx - S->x[w], dy = by - S->y[w];
+    bp_vi in = (dx * dx + dy * dy <= S->W.reach2[w]) & BP_VFROMBITS((1u << fill) - 1u);
+    bp_vu jv = bj | (BP_VASU(BP_VFROMBITS(noj)) & BP_VUSPLAT(BP_ONCE_NOJ));
+    BP_VCOMPRESS(L->j, L->n, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+}
+#endif
+
 /* The pairs of the ball in slot k of block S with the balls in slots
  * lo..hi-1 of its window into the list, those at b or after flagged
  * BP_ONCE_NOJ; the sums of the range's balls up to the last one screened
- * cleared first. */
+ * cleared first. Where the lanes can expand (BP_HAVE_VEXPAND), the runs of
+ * the window's rows are packed into batches of BP_LANES candidates, so a
+ * row of a few balls does not take a whole screening step: the same
+ * candidates in the same order, in fewer steps. (lo > k, so j is never
+ * i.) */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
                           const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
                           int fold_i, bp_u32 *z)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
     BP_GLOBAL const float *spos = A->spos;
-    bp_u32 w = k - S->k0, i = sorted[k];
-    float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
+    bp_u32 w = k - S->k0;
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
+#ifdef BP_HAVE_VEXPAND
+    bp_vf bx = BP_VSPLAT(0.0f), by = bx;
+    bp_vu bj = BP_VUSPLAT(0u);
+    bp_u32 fill = 0u, noj = 0u; /* lanes filled; of those, slots at b or after */
+#else
+    bp_u32 i = sorted[k];
+    float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
+#endif
     for (bp_i32 gy = S->W.y0[w]; gy <= S->W.y1[w]; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
         bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
@@ -2497,6 +2545,23 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         if (k0 >= k1)
             continue;
         bp_once_zero(A, z, k1 < b ? k1 : b);
+#ifdef BP_HAVE_VEXPAND
+        for (bp_u32 s = k0; s < k1;) {
+            bp_u32 m = k1 - s < BP_LANES - fill ? k1 - s : BP_LANES - fill;
+            bp_u32 mk = ((1u << m) - 1u) << fill;
+            bx = BP_VEXPANDF(bx, mk, spos + s);
+            by = BP_VEXPANDF(by, mk, spos + P->ystride + s);
+            bj = BP_VEXPANDU(bj, mk, sorted + s);
+            if (s + m > b) /* the lanes from slot b on */
+                noj |= mk & ~(((1u << (b > s ? b - s : 0u)) - 1u) << fill);
+            fill += m;
+            s += m;
+            if (fill == BP_LANES) {
+                bp_once_batch(L, P, A, S, fold_i, bx, by, bj, fill, noj, w);
+                fill = noj = 0u;
+            }
+        }
+#else
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
             if (L->n > BP_PAIRS_CAP - BP_LANES)
                 bp_once_work_off(L, P, A, S, fold_i);
@@ -2507,7 +2572,12 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                            BP_VUSPLAT(BP_ONCE_NOJ));
             BP_VCOMPRESS(L->j, L->n, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
         }
+#endif
     }
+#ifdef BP_HAVE_VEXPAND
+    if (fill)
+        bp_once_batch(L, P, A, S, fold_i, bx, by, bj, fill, noj, w);
+#endif
 }
 
 /* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
