@@ -41,6 +41,7 @@ typedef struct cpu_engine {
     const bp_block_passes *blocks; /* passes 1, 3-5 in blocks (cpu_blocks.c), or NULL */
     int twice;              /* pass 3 by blocks of balls, each pair evaluated for both */
     double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
+    double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
 } cpu_engine;
 
 /* Grows one scratch array; on failure the old block stays valid. */
@@ -147,6 +148,15 @@ static uint32_t once_cut(const double *share, int u, int n)
     return k < (uint32_t)n ? k : (uint32_t)n;
 }
 
+/* Thread u's range of balls in pass 5: its cut rounded down to a multiple
+ * of 64 balls (whole cache lines of every array). */
+static void move_range(const double *mshare, int u, int team, int n, uint32_t *i0,
+                       uint32_t *i1)
+{
+    *i0 = once_cut(mshare, u, n) & ~63u;
+    *i1 = u + 1 == team ? (uint32_t)n : once_cut(mshare, u + 1, n) & ~63u;
+}
+
 /* Moves the cuts of the team's ranges half way towards those that would
  * have taken every thread the same time in the last sub-step. */
 static void once_rebalance(double *share, const double *took, int team, int n)
@@ -203,12 +213,13 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         const int parts = grid_count_arrays(c, ncells, cnt);
         float v2max = 0.0f;
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tcount = 0.0;
-        double took[ONCE_TEAM]; /* each thread's pass 3 in the sub-step */
+        double took[ONCE_TEAM], mtook[ONCE_TEAM]; /* each thread's pass 3 and 5 */
 #pragma omp parallel num_threads(nt)
         {
         /* the grid built in parallel where each thread has a count array */
         const int team = team_size(), par = team <= parts;
-        /* passes 3 and 5 hand out runs of blocks, about four per thread
+        /* where passes 3 and 5 hand out blocks (pass 3 evaluating each
+         * pair twice, teams over ONCE_TEAM), runs of them, about four per thread
          * and at most four blocks (1,024 balls, as PoCL's chunks): fewer
          * draws on the shared counter, and a thread's blocks adjacent;
          * 0.94-0.96 of the frame time against one block at a time */
@@ -297,9 +308,28 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
 #pragma omp single
             t3 = bp_now();
+            if (team == 1 || team > ONCE_TEAM) {
 #pragma omp for schedule(dynamic, ch)
-            for (int b = 0; b < nb; b++)
-                B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+                for (int b = 0; b < nb; b++)
+                    B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+            } else {
+                /* one range of balls per thread, cut by the threads' times
+                 * as pass 3's: a thread moves about the balls whose pairs
+                 * it summed, their lines in its cache, where blocks handed
+                 * out in turn bounce them between the cores (0.88-0.97 of
+                 * the frame time against runs of four blocks) */
+#pragma omp for schedule(static)
+                for (int u = 0; u < team; u++) {
+                    double ts = bp_now();
+                    uint32_t i0, i1;
+                    move_range(c->mshare, u, team, n, &i0, &i1);
+                    for (uint32_t i = i0; i < i1; i += BP_BLOCK)
+                        B->move(&P, &A, i, i1 - i > BP_BLOCK ? i + BP_BLOCK : i1);
+                    mtook[u] = bp_now() - ts;
+                }
+#pragma omp single nowait
+                once_rebalance(c->mshare, mtook, team, n);
+            }
 #pragma omp single
             {
                 double t4 = bp_now();
@@ -404,7 +434,7 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
 #endif
     c->base.threads = t;
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
-        c->share[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
+        c->share[u] = c->mshare[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
     /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the
      * processor has AVX-512 (x86-64-v4), 8 with AVX2 (x86-64-v3), else 4
      * (cpu_blocks.h). BALLPIT_CPU_LANES picks: 1 runs them one ball at a
