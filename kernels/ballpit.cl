@@ -373,8 +373,10 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * slots: group g's largest speed^2 (float bits); sync[4 + slots + g], g
  * <= slots: where group g's range of slots in pass 3 begins (the host
  * sets them evenly at attach); sync[5 + 2 slots + g]: the time group g
- * took for it in the last sub-step. The host zeroes sync[0..3] before
- * each launch. */
+ * took for it in the last sub-step; sync[5 + 3 slots + g], g <= slots:
+ * where group g's range of balls in passes 4 and 5 begins (the host sets
+ * them evenly too); sync[6 + 4 slots + g]: the time group g took for pass
+ * 5. The host zeroes sync[0..3] before each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -544,7 +546,8 @@ static void bp_team_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 }
 
 #ifdef BP_TEAM_CLOCK
-/* Slots a tick group u got through in the last sub-step's pass 3. */
+/* Items a tick group u got through in the last sub-step, by the cuts at
+ * cut (their times follow them: cut[slots + 1 + u]). */
 static float bp_team_rate(volatile __global uint *cut, uint slots, uint n, uint u)
 {
     uint b, e;
@@ -553,14 +556,13 @@ static float bp_team_rate(volatile __global uint *cut, uint slots, uint n, uint 
     return ((float)(e - b) + 1.0f) / (float)max(took, 1u);
 }
 
-/* Moves the cuts half way towards those that would have given every
- * group the same time in the last sub-step (once_rebalance in the CPU
- * engine). Group 0, in a pass that reads no cut, after the barrier that
- * follows pass 3. Both the old cuts and the aims rise, so the new ones
- * do. */
-static void bp_team_rebalance(bp_team *t, uint slots, uint n)
+/* Moves the cuts at cut half way towards those that would have given
+ * every group the same time in the last sub-step (once_rebalance in the
+ * CPU engine). Group 0, in a pass that reads none of these cuts, after a
+ * barrier that follows the pass they cut. Both the old cuts and the aims
+ * rise, so the new ones do. */
+static void bp_team_rebalance(volatile __global uint *cut, uint slots, uint n)
 {
-    volatile __global uint *cut = t->sync + 4u + slots;
     float sum = 0.0f, at = 0.0f;
     for (uint u = 0u; u < slots; u++)
         sum += bp_team_rate(cut, slots, n, u);
@@ -572,6 +574,25 @@ static void bp_team_rebalance(bp_team *t, uint slots, uint n)
         cut[u] = max(was, (uint)(((ulong)old + aim) / 2u));
         was = cut[u];
     }
+}
+
+/* Passes 4 and 5 (and the next sub-step's pass 1) take one range of balls
+ * per group too, cut by the groups' times in pass 5, each cut rounded
+ * down to a multiple of 64 balls: a group then moves about the balls
+ * whose pairs it summed in pass 3, their lines in its core's cache, where
+ * chunks handed out in turn bounce them between the cores (the CPU
+ * engine's move_range). One group alone takes all the balls. */
+static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
+{
+    if (t->G != slots) {
+        *b = t->g == 0u ? 0u : n;
+        *e = n;
+        return;
+    }
+    bp_team_cut_range(t->sync + 5u + 3u * slots, slots, n, t->g, b, e);
+    *b &= ~63u;
+    if (t->g + 1u < slots)
+        *e &= ~63u;
 }
 #endif
 
@@ -634,6 +655,10 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         } else if (p == BP_TP_OFFSETS) {
             if (t.g == 0u)
                 bp_grid_offsets(cnt, parts, ncells, P.n);
+#ifdef BP_TEAM_CLOCK
+            if (t.g == 0u && t.G == slots)
+                bp_team_rebalance(t.sync + 5u + 3u * slots, slots, P.n);
+#endif
         } else if (p == BP_TP_PLACE) {
             for (uint u = t.g; u < parts; u += t.G)
                 bp_grid_place(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
@@ -657,17 +682,35 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         } else if (p == BP_TP_RESOLVE) {
 #if defined(BP_TEAM_CLOCK) && !defined(BP_OCL_TWICE)
             if (t.g == 0u && t.G == slots)
-                bp_team_rebalance(&t, slots, P.n);
+                bp_team_rebalance(t.sync + 4u + slots, slots, P.n);
 #endif
+#ifdef BP_TEAM_CLOCK
+            bp_team_move_range(&t, slots, P.n, &b, &e);
+            for (uint i = b; i < e; i += BP_BLOCK)
+                bp_block_resolve(&P, &A, i, min(e, i + BP_BLOCK));
+#else
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 bp_block_resolve(&P, &A, b, e);
+#endif
         } else { /* BP_TP_MOVE */
             float v2m = 0.0f;
+#ifdef BP_TEAM_CLOCK
+            ulong t0 = BP_TEAM_CLOCK();
+            bp_team_move_range(&t, slots, P.n, &b, &e);
+            for (uint i = b; i < e; i += BP_BLOCK) {
+                uint i1 = min(e, i + BP_BLOCK);
+                bp_block_move(&P, &A, i, i1);
+                if (s + 1u < nsub)
+                    v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
+            }
+            t.sync[6u + 4u * slots + t.g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
+#else
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
                 bp_block_move(&P, &A, b, e);
                 if (s + 1u < nsub)
                     v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             }
+#endif
             bp_team_put_v2(&t, slots, v2m);
         }
         if (q + 1u < end && !bp_team_barrier(&t, q))

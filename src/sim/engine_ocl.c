@@ -44,8 +44,9 @@
 #define BP_OCL_SYNC_OFF 0x40000000u
 #define BP_OCL_SYNC_STOP 0x80000000u
 /* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
- * group, G + 1 cuts of pass 3's slots, a time per group */
-#define SYNC_WORDS(G) (4 + 3 * (size_t)(G) + 1)
+ * group, G + 1 cuts of pass 3's slots, a time per group, G + 1 cuts of
+ * pass 5's balls, a time per group */
+#define SYNC_WORDS(G) (6 + 5 * (size_t)(G))
 /* bp_k_steps' passes per sub-step, and the most parts it builds the grid
  * in (each part's count array is ncells words; kernels/ballpit.cl) */
 #define TEAM_PASSES 6u
@@ -487,8 +488,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * counts in cell_start and needs no count array). */
     size_t nzero = par * ncells; /* 0 on CPU devices: nothing to clear */
     uint32_t *zeros = calloc(nzero ? nzero : 1, u);
-    /* bp_k_steps' counters: its pass 3's ranges of slots cut evenly, no
-     * times yet */
+    /* bp_k_steps' counters: its pass 3's ranges of slots and pass 5's of
+     * balls cut evenly, no times yet */
     uint32_t *sync = calloc(SYNC_WORDS(o->groups), u);
     if (!zeros || !sync) {
         free(zeros);
@@ -498,8 +499,10 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
                       : bp_fail(err, errlen, "opencl engine: out of memory for the %zu "
                                 "counters of %zu work-groups", SYNC_WORDS(o->groups), o->groups);
     }
-    for (size_t k = 0; k <= o->groups; k++)
+    for (size_t k = 0; k <= o->groups; k++) {
         sync[4 + o->groups + k] = (uint32_t)((uint64_t)n * k / o->groups);
+        sync[5 + 3 * o->groups + k] = sync[4 + o->groups + k];
+    }
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
               write_buf(o, B_Y, n * f, w->y, err, errlen) ||
               write_buf(o, B_VX, n * f, w->vx, err, errlen) ||
