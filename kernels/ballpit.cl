@@ -521,12 +521,15 @@ static void bp_team_put_v2(bp_team *t, uint slots, float v2m)
             t->sync[4u + k] = 0u;
 }
 
-/* Pass 3 (bp_once_contacts) takes one range of slots per group, as the
- * CPU engine's threads do: a range walks its ghosts too (the balls of the
- * rows before it), and more ranges cost more than the balance they give.
- * This group's range: its share of the cuts when the launch has all the
- * groups, else (one group) all the slots. */
-/* Group u's range of the n slots by the cuts of a team of `slots` groups.
+/* The cuts of pass 3's slots (k = 0) or of passes 4 and 5's balls (k =
+ * 1) in the counters: slots + 1 cuts, then each group's time for the
+ * pass they cut. */
+static volatile __global uint *bp_team_cuts(bp_team *t, uint slots, uint k)
+{
+    return t->sync + 4u + slots + k * (2u * slots + 1u);
+}
+
+/* Group u's range of the n items by the cuts of a team of `slots` groups.
  * The cuts rise (bp_team_rebalance); every group clamps them alike. */
 static void bp_team_cut_range(volatile __global uint *cut, uint slots, uint n, uint u, uint *b,
                               uint *e)
@@ -535,14 +538,21 @@ static void bp_team_cut_range(volatile __global uint *cut, uint slots, uint n, u
     *e = u + 1u == slots ? n : min(cut[u + 1u], n);
 }
 
-static void bp_team_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
+/* Pass 3 (bp_once_contacts) takes one range of slots per group, as the
+ * CPU engine's threads do: a range walks its ghosts too (the balls of the
+ * rows before it), and more ranges cost more than the balance they give.
+ * This group's range by the cuts at cut when the launch has all the
+ * groups (returns 1), else (one group) all the items (returns 0). */
+static int bp_team_range(bp_team *t, volatile __global uint *cut, uint slots, uint n, uint *b,
+                         uint *e)
 {
     if (t->G != slots) {
         *b = t->g == 0u ? 0u : n;
         *e = n;
-        return;
+        return 0;
     }
-    bp_team_cut_range(t->sync + 4u + slots, slots, n, t->g, b, e);
+    bp_team_cut_range(cut, slots, n, t->g, b, e);
+    return 1;
 }
 
 #ifdef BP_TEAM_CLOCK
@@ -584,15 +594,17 @@ static void bp_team_rebalance(volatile __global uint *cut, uint slots, uint n)
  * engine's move_range). One group alone takes all the balls. */
 static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 {
-    if (t->G != slots) {
-        *b = t->g == 0u ? 0u : n;
-        *e = n;
-        return;
+    if (bp_team_range(t, bp_team_cuts(t, slots, 1u), slots, n, b, e)) {
+        *b &= ~63u;
+        if (t->g + 1u < slots)
+            *e &= ~63u;
     }
-    bp_team_cut_range(t->sync + 5u + 3u * slots, slots, n, t->g, b, e);
-    *b &= ~63u;
-    if (t->g + 1u < slots)
-        *e &= ~63u;
+}
+
+/* This group's time since t0 for the pass the cuts at cut share out. */
+static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0)
+{
+    cut[slots + 1u + t->g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
 }
 #endif
 
@@ -657,7 +669,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_grid_offsets(cnt, parts, ncells, P.n);
 #ifdef BP_TEAM_CLOCK
             if (t.g == 0u && t.G == slots)
-                bp_team_rebalance(t.sync + 5u + 3u * slots, slots, P.n);
+                bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
 #endif
         } else if (p == BP_TP_PLACE) {
             for (uint u = t.g; u < parts; u += t.G)
@@ -670,19 +682,19 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_block_contacts(&P, &A, vmax, b, e);
 #else
             /* each pair once, in a range of the grid's slots */
-            bp_team_range(&t, slots, P.n, &b, &e);
+            bp_team_range(&t, bp_team_cuts(&t, slots, 0u), slots, P.n, &b, &e);
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
 #endif
             bp_once_contacts(&P, &A, vmax, b, e);
 #ifdef BP_TEAM_CLOCK
-            t.sync[5u + 2u * slots + t.g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
+            bp_team_took(&t, bp_team_cuts(&t, slots, 0u), slots, t0);
 #endif
 #endif
         } else if (p == BP_TP_RESOLVE) {
 #if defined(BP_TEAM_CLOCK) && !defined(BP_OCL_TWICE)
             if (t.g == 0u && t.G == slots)
-                bp_team_rebalance(t.sync + 4u + slots, slots, P.n);
+                bp_team_rebalance(bp_team_cuts(&t, slots, 0u), slots, P.n);
 #endif
 #ifdef BP_TEAM_CLOCK
             bp_team_move_range(&t, slots, P.n, &b, &e);
@@ -703,7 +715,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 if (s + 1u < nsub)
                     v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
             }
-            t.sync[6u + 4u * slots + t.g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
+            bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0);
 #else
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
                 bp_block_move(&P, &A, b, e);
