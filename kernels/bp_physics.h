@@ -2716,12 +2716,378 @@ BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_
     return far_;
 }
 
+/* ---- bp_move_static in lanes ---------------------------------------------
+ *
+ * The balls that bp_block_move cannot finish in its first lanes (a wall in
+ * reach, or a line near) are collected and moved BP_LANES at a time by
+ * bp_vmove_static: bp_move_static's steps lane by lane, each with the same
+ * float operations in the same order (its branches are selects), and the
+ * segments of each lane's cells visited in its order, so each lane ends
+ * with the bits bp_move_static gives that ball (physics-lanes-static
+ * compares them on random balls near random lines and walls). */
+
+/* The segments listed in a box of segment-grid cells, one per lane and
+ * step, in bp_move_static's order: the rows y0..y1, and in each row the
+ * cells x0..x1, whose lists are one run of the segment list. */
+typedef struct bp_vseg_iter {
+    bp_vi x0, x1, y0, span; /* each lane's box; span = y1 - y0, -1 for no box */
+    bp_vu k, end;           /* the run of the current row; k the next segment */
+    bp_i32 row, rows;       /* the current row (from each lane's y0), of rows */
+    bp_u32 left;            /* steps left in it: its longest run */
+} bp_vseg_iter;
+
+/* The largest lane of v. */
+BP_FN bp_i32 bp_vhmax(bp_vi v)
+{
+    bp_i32 l[BP_LANES];
+    BP_VSTORE(v, l);
+    bp_i32 m = l[0];
+    for (int k = 1; k < BP_LANES; k++)
+        m = l[k] > m ? l[k] : m;
+    return m;
+}
+
+BP_FN void bp_vseg_begin(bp_vseg_iter *it, bp_vi on, bp_vi x0, bp_vi x1, bp_vi y0, bp_vi y1)
+{
+    it->x0 = x0;
+    it->x1 = x1;
+    it->y0 = y0;
+    it->span = (on & (y1 - y0)) | ~on;
+    it->rows = bp_vhmax(it->span) + 1;
+    it->row = -1;
+    it->left = 0u;
+    it->k = it->end = BP_VUSPLAT(0u);
+}
+
+/* The next step: *on the lanes with a segment in it, seg[] their segments
+ * (segment 0 in the others). 0 when no lane has one left. */
+BP_FN int bp_vseg_next(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
+                       BP_GLOBAL const bp_u32 *seg_list, bp_vseg_iter *it, bp_vi *on,
+                       bp_u32 *seg)
+{
+    while (it->left == 0u) {
+        if (++it->row >= it->rows)
+            return 0;
+        bp_vi in = it->span >= it->row; /* off: cell 0, read and dropped */
+        bp_vi row = in & ((it->y0 + it->row) * P->sgw);
+        bp_i32 ka[BP_LANES], kb[BP_LANES];
+        bp_vi ia = row + (in & it->x0), ib = row + (in & (it->x1 + 1));
+        BP_VSTORE(ia, ka);
+        BP_VSTORE(ib, kb);
+        it->k = BP_VGATHERU(seg_start, ka);
+        it->end = BP_VGATHERU(seg_start, kb);
+        bp_u32 len[BP_LANES];
+        bp_vu d = it->end - it->k;
+        BP_VSTORE(d, len);
+        for (int l = 0; l < BP_LANES; l++)
+            it->left = len[l] > it->left ? len[l] : it->left;
+    }
+    *on = it->k < it->end;
+    bp_u32 kk[BP_LANES];
+    bp_vu k = BP_VASU(*on) & it->k;
+    BP_VSTORE(k, kk);
+    bp_vu sv = BP_VGATHERU(seg_list, kk);
+    BP_VSTORE(sv, seg);
+    it->k = it->k + BP_VUSPLAT(1u);
+    it->left--;
+    return 1;
+}
+
+/* Segment s's end points, lane by lane. */
+BP_FN void bp_vsegment(const bp_block_arrays *A, const bp_u32 *s, bp_vf *ax, bp_vf *ay,
+                       bp_vf *bx, bp_vf *by)
+{
+    *ax = BP_VGATHER(A->lx1, s);
+    *ay = BP_VGATHER(A->ly1, s);
+    *bx = BP_VGATHER(A->lx2, s);
+    *by = BP_VGATHER(A->ly2, s);
+}
+
+/* bp_swept_cells, lane by lane, to begin an iterator for the lanes in on. */
+BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, bp_vf px,
+                           bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vseg_begin(it, on, bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw),
+                  bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw),
+                  bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh),
+                  bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh));
+}
+
+/* bp_segment_closest in lanes. */
+BP_FN bp_vf bp_vsegment_closest(bp_vf px, bp_vf py, bp_vf ax, bp_vf ay, bp_vf bx, bp_vf by,
+                                bp_vf *qx, bp_vf *qy)
+{
+    bp_vf zero = BP_VSPLAT(0.0f);
+    bp_vf ex = bx - ax, ey = by - ay;
+    bp_vf L2 = ex * ex + ey * ey;
+    bp_vf t = BP_VSEL(L2 > zero, ((px - ax) * ex + (py - ay) * ey) / L2, zero);
+    t = BP_VMIN(BP_VMAX(t, zero), BP_VSPLAT(1.0f));
+    *qx = ax + ex * t;
+    *qy = ay + ey * t;
+    bp_vf dx = px - *qx, dy = py - *qy;
+    return dx * dx + dy * dy;
+}
+
+/* bp_segments_touch for the lanes in on (the others 0). */
+BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+                               bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vseg_iter it;
+    bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);
+    bp_vf mx = px + 0.5f * Dx, my = py + 0.5f * Dy;
+    bp_vf reach = r + 0.5f * (BP_VMAX(Dx, -Dx) + BP_VMAX(Dy, -Dy));
+    bp_vf lim = 1.01f * reach + 1e-5f * (P->width + P->height);
+    bp_vf lim2 = lim * lim;
+    bp_vi near_ = BP_VI0, son;
+    bp_u32 s[BP_LANES];
+    while (BP_VANY(on & ~near_) && bp_vseg_next(P, A->seg_start, A->seg_list, &it, &son, s)) {
+        bp_vf ax, ay, bx, by, qx, qy;
+        bp_vsegment(A, s, &ax, &ay, &bx, &by);
+        near_ |= son & ~(bp_vsegment_closest(mx, my, ax, ay, bx, by, &qx, &qy) > lim2);
+    }
+    return near_ & on;
+}
+
+/* bp_pushout_segment for the lanes in on. */
+BP_FN void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
+                               bp_vf bx, bp_vf by)
+{
+    bp_vf qx, qy;
+    bp_vf d2 = bp_vsegment_closest(*px, *py, ax, ay, bx, by, &qx, &qy);
+    bp_vi act = on & ~(d2 >= r * r);
+    if (!BP_VANY(act))
+        return;
+    bp_vf dx = *px - qx, dy = *py - qy;
+    bp_vf d = BP_VSQRT(d2);
+    bp_vf ex = bx - ax, ey = by - ay;
+    bp_vf L2 = ex * ex + ey * ey;
+    bp_vf L = BP_VSQRT(L2);
+    bp_vi off = d > 1e-6f * r, along = ~off & (L2 > BP_VSPLAT(0.0f));
+    bp_vf nx = BP_VSEL(off, qx + dx / d * r, BP_VSEL(along, qx - ey / L * r, *px));
+    bp_vf ny = BP_VSEL(off, qy + dy / d * r, BP_VSEL(along, qy + ex / L * r, qy - r));
+    *px = BP_VSEL(act, nx, *px);
+    *py = BP_VSEL(act, ny, *py);
+}
+
+/* bp_sweep_point in lanes, up to its normal: where it hits, the normal is
+ * bp_vpoint_normal of (*hx, *hy), the centre's offset from the point at
+ * the moment of contact (both divisions left to the sweep's winner). */
+BP_FN bp_vf bp_vsweep_point(bp_vf wx, bp_vf wy, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *hx,
+                            bp_vf *hy)
+{
+    bp_vf zero = BP_VSPLAT(0.0f);
+    bp_vf b = wx * Dx + wy * Dy;
+    bp_vi miss = b >= -BP_GRAZE * r * r;
+    bp_vf c = wx * wx + wy * wy - r * r;
+    bp_vi apart = c > zero;
+    bp_vf a = Dx * Dx + Dy * Dy;
+    bp_vf disc = b * b - a * c;
+    bp_vf t = BP_VSEL(apart, c / (BP_VSQRT(disc) - b), zero);
+    miss |= apart & ((disc < zero) | (t > BP_VSPLAT(1.0f)));
+    *hx = wx + Dx * t;
+    *hy = wy + Dy * t;
+    return BP_VSEL(miss, BP_VSPLAT(BP_NO_HIT), t);
+}
+
+/* bp_sweep_point's normal from its (hx, hy), the lanes in pt (the others
+ * keep (*nx, *ny)). */
+BP_FN void bp_vpoint_normal(bp_vi pt, bp_vf Dx, bp_vf Dy, bp_vf *nx, bp_vf *ny)
+{
+    if (!BP_VANY(pt))
+        return;
+    bp_vf hx = *nx, hy = *ny;
+    bp_vf l = BP_VSQRT(hx * hx + hy * hy);
+    bp_vf dl = BP_VSQRT(Dx * Dx + Dy * Dy);
+    bp_vi lpos = l > BP_VSPLAT(0.0f);
+    *nx = BP_VSEL(pt, BP_VSEL(lpos, hx / l, -Dx / dl), hx);
+    *ny = BP_VSEL(pt, BP_VSEL(lpos, hy / l, -Dy / dl), hy);
+}
+
+/* bp_sweep_segment in lanes, up to its normal: *pt the lanes whose contact
+ * is with an end point, their (*nx, *ny) for bp_vpoint_normal; the others'
+ * the normal itself. */
+BP_FN bp_vf bp_vsweep_segment(bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf ax,
+                              bp_vf ay, bp_vf bx, bp_vf by, bp_vf *nx, bp_vf *ny, bp_vi *pt)
+{
+    bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
+    bp_vf ex = bx - ax, ey = by - ay;
+    bp_vf L2 = ex * ex + ey * ey;
+    bp_vf L = BP_VSQRT(L2);
+    bp_vf ux = ex / L, uy = ey / L;
+    bp_vf lx = -uy, ly = ux;
+    bp_vf s0 = (px - ax) * lx + (py - ay) * ly;
+    bp_vf dn = Dx * lx + Dy * ly;
+    bp_vf side = BP_VSEL(s0 > zero, one, BP_VSEL(s0 < zero, -one, BP_VSEL(dn > zero, -one, one)));
+    bp_vf dist0 = s0 * side, approach = -dn * side;
+    bp_vf t = BP_VSEL(dist0 > r, (dist0 - r) / approach, zero);
+    bp_vf u = (px + Dx * t - ax) * ux + (py + Dy * t - ay) * uy;
+    bp_vi body = (L2 > 1e-12f) & (approach > BP_GRAZE * r) & (t <= one) & (u >= zero) & (u <= L);
+    bp_vf h1x, h1y, h2x, h2y;
+    bp_vf t1 = bp_vsweep_point(px - ax, py - ay, Dx, Dy, r, &h1x, &h1y);
+    bp_vf t2 = bp_vsweep_point(px - bx, py - by, Dx, Dy, r, &h2x, &h2y);
+    bp_vi second = t2 < t1;
+    *nx = BP_VSEL(body, lx * side, BP_VSEL(second, h2x, h1x));
+    *ny = BP_VSEL(body, ly * side, BP_VSEL(second, h2y, h1y));
+    *pt = ~body;
+    return BP_VSEL(body, t, BP_VSEL(second, t2, t1));
+}
+
+/* bp_sweep_box in lanes. */
+BP_FN void bp_vsweep_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy,
+                         bp_vf r, bp_vf *best, bp_vf *nx, bp_vf *ny)
+{
+    bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
+    bp_vi neg = Dx < zero, pos = Dx > zero;
+    bp_vf t = BP_VSEL(neg, BP_VMAX(px - r, zero) / -Dx, BP_VMAX(P->width - r - px, zero) / Dx);
+    bp_vi take = (neg | pos) & (t < *best);
+    *best = BP_VSEL(take, t, *best);
+    *nx = BP_VSEL(take, BP_VSEL(neg, one, -one), *nx);
+    *ny = BP_VSEL(take, zero, *ny);
+    neg = Dy < zero;
+    pos = Dy > zero;
+    t = BP_VSEL(neg, BP_VMAX(py - r, zero) / -Dy, BP_VMAX(P->height - r - py, zero) / Dy);
+    take = (neg | pos) & (t < *best);
+    *best = BP_VSEL(take, t, *best);
+    *nx = BP_VSEL(take, zero, *nx);
+    *ny = BP_VSEL(take, BP_VSEL(neg, one, -one), *ny);
+}
+
+/* bp_sweep_segments for the lanes in on. */
+BP_FN void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+                              bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
+                              bp_vf *nx, bp_vf *ny)
+{
+    bp_vseg_iter it;
+    bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);
+    bp_vi son, pt = BP_VI0;
+    bp_u32 s[BP_LANES];
+    while (bp_vseg_next(P, A->seg_start, A->seg_list, &it, &son, s)) {
+        bp_vf ax, ay, bx, by, sx, sy;
+        bp_vi spt;
+        bp_vsegment(A, s, &ax, &ay, &bx, &by);
+        bp_vf t = bp_vsweep_segment(px, py, Dx, Dy, r, ax, ay, bx, by, &sx, &sy, &spt);
+        bp_vi take = son & (t < *best);
+        *best = BP_VSEL(take, t, *best);
+        *nx = BP_VSEL(take, sx, *nx);
+        *ny = BP_VSEL(take, sy, *ny);
+        pt = (take & spt) | (~take & pt);
+    }
+    bp_vpoint_normal(pt, Dx, Dy, nx, ny);
+}
+
+/* bp_move_static for balls I[0 .. BP_LANES-1], those of the lanes in on
+ * (the others, any ball, are read and not written). */
+BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, const bp_u32 *I,
+                           bp_vi on)
+{
+    const float h = P->h, rest = P->rest_speed;
+    const bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
+    bp_vu ids = BP_VLOADU(I);
+    bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
+    bp_vf ri = BP_VGATHER(A->r, I);
+    ri = ri + ri * (BP_ROUGH * share);
+    bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
+    bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);
+    bp_vf ux = BP_VGATHER(A->nvx, I), uy = BP_VGATHER(A->nvy, I);
+    bp_vf vx0 = BP_VGATHER(A->vx, I), vy0 = BP_VGATHER(A->vy, I);
+    bp_vf qx = BP_VGATHER(A->cpx, I), qy = BP_VGATHER(A->cpy, I);
+    bp_vf Dx = qx + ux * h, Dy = qy + uy * h;
+    bp_vi lines = BP_VI0;
+    if (P->nlines > 0u) {
+        lines = on & bp_vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri);
+        if (BP_VANY(lines))
+            lines = bp_vsegments_touch(P, A, lines, px, py, Dx, Dy, ri);
+    }
+    if (BP_VANY(lines)) { /* first leave any segment the ball overlaps */
+        bp_vseg_iter it;
+        bp_vseg_begin(&it, lines, bp_vgrid_coord(px - ri, P->inv_scell, P->sgw),
+                      bp_vgrid_coord(px + ri, P->inv_scell, P->sgw),
+                      bp_vgrid_coord(py - ri, P->inv_scell, P->sgh),
+                      bp_vgrid_coord(py + ri, P->inv_scell, P->sgh));
+        bp_vi son;
+        bp_u32 s[BP_LANES];
+        while (bp_vseg_next(P, A->seg_start, A->seg_list, &it, &son, s)) {
+            bp_vf ax, ay, bx, by;
+            bp_vsegment(A, s, &ax, &ay, &bx, &by);
+            bp_vpushout_segment(son, &px, &py, ri, ax, ay, bx, by);
+        }
+        px = BP_VSEL(lines, BP_VMIN(BP_VMAX(px, ri), P->width - ri), px);
+        py = BP_VSEL(lines, BP_VMIN(BP_VMAX(py, ri), P->height - ri), py);
+    }
+    bp_vf left = one;
+    bp_vi go = on;
+    for (int bounce = 0; bounce < BP_MAX_BOUNCES; bounce++) {
+        bp_vf t = BP_VSPLAT(BP_NO_HIT), nx = zero, ny = zero;
+        bp_vsweep_box(P, px, py, Dx, Dy, ri, &t, &nx, &ny);
+        bp_vi segs = bounce > 0 && P->nlines > 0u ? go : go & lines;
+        if (BP_VANY(segs))
+            bp_vsweep_segments(P, A, segs, px, py, Dx, Dy, ri, &t, &nx, &ny);
+        bp_vi done = go & (t > one);
+        px = BP_VSEL(done, px + Dx, px);
+        py = BP_VSEL(done, py + Dy, py);
+        go &= ~done;
+        if (!BP_VANY(go))
+            break;
+        px = BP_VSEL(go, px + Dx * t, px);
+        py = BP_VSEL(go, py + Dy * t, py);
+        bp_vf vn = ux * nx + uy * ny;
+        bp_vi refl = go & (vn < zero);
+        bp_vf brought = -(vx0 * nx + vy0 * ny);
+        bp_vi bnc = -vn > rest;
+        if (rest > 0.0f)
+            bnc &= brought > rest;
+        bp_vf k_ = BP_VSEL(bnc, BP_VSPLAT(1.0f + P->e), one) * vn;
+        ux = BP_VSEL(refl, ux - k_ * nx, ux);
+        uy = BP_VSEL(refl, uy - k_ * ny, uy);
+        if (rest > 0.0f) { /* resting: Coulomb friction against the sliding part */
+            bp_vf un = ux * nx + uy * ny;
+            bp_vf tx = ux - un * nx, ty = uy - un * ny;
+            bp_vf tl = BP_VSQRT(tx * tx + ty * ty);
+            bp_vi slide = refl & ~bnc & (tl > zero);
+            bp_vf f = BP_VMIN(tl, -BP_WALL_MU * vn) / tl;
+            ux = BP_VSEL(slide, ux - f * tx, ux);
+            uy = BP_VSEL(slide, uy - f * ty, uy);
+        }
+        left = BP_VSEL(go, left * (one - t), left);
+        qx = BP_VSEL(go, qx * (one - t), qx);
+        qy = BP_VSEL(go, qy * (one - t), qy);
+        bp_vf qn = BP_VMIN(qx * nx + qy * ny, zero);
+        qx = BP_VSEL(go, qx - qn * nx, qx);
+        qy = BP_VSEL(go, qy - qn * ny, qy);
+        Dx = BP_VSEL(go, qx + ux * h * left, Dx);
+        Dy = BP_VSEL(go, qy + uy * h * left, Dy);
+    }
+    bp_vcap_speed(P->speed_cap, &ux, &uy);
+    px = BP_VMIN(BP_VMAX(px, ri), P->width - ri);
+    py = BP_VMIN(BP_VMAX(py, ri), P->height - ri);
+    float l[4][BP_LANES];
+    bp_i32 lo[BP_LANES];
+    BP_VSTORE(px, l[0]);
+    BP_VSTORE(py, l[1]);
+    BP_VSTORE(ux, l[2]);
+    BP_VSTORE(uy, l[3]);
+    BP_VSTORE(on, lo);
+    for (int k = 0; k < BP_LANES; k++) {
+        if (lo[k]) {
+            A->x[I[k]] = l[0][k];
+            A->y[I[k]] = l[1][k];
+            A->vx[I[k]] = l[2][k];
+            A->vy[I[k]] = l[3][k];
+        }
+    }
+}
+
+/* Fewer balls than this left for bp_vmove_static take bp_move_static one
+ * at a time. */
+#define BP_VMOVE_MIN (BP_LANES / 4)
+
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
 {
     bp_u32 i = i0;
     const float h = P->h;
     const bp_vf zero = BP_VSPLAT(0.0f);
+    bp_u32 q[2u * BP_LANES], nq = 0u; /* balls left for bp_vmove_static */
     for (; i + BP_LANES <= i1; i += BP_LANES) {
         /* bp_move_static up to its first sweep (bp_static_radius lane
          * by lane first) */
@@ -2768,15 +3134,26 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_i32 ls[BP_LANES];
         BP_VSTORE(slow, ls);
         bp_vstore_lanes(px, py, ux, uy, ls, A->x + i, A->y + i, A->vx + i, A->vy + i);
-        for (bp_u32 k = 0u; k < BP_LANES; k++)
-            if (ls[k])
-                bp_move_static(i + k, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx,
-                               A->cpy, A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start,
-                               A->seg_list);
+        BP_VCOMPRESS(q, nq, slow, ids);
+        if (nq >= BP_LANES) { /* BP_LANES of them in lanes, the rest kept */
+            bp_vmove_static(P, A, q, ~BP_VI0);
+            nq -= BP_LANES;
+            for (bp_u32 k = 0u; k < nq; k++)
+                q[k] = q[BP_LANES + k];
+        }
     }
     for (; i < i1; i++)
-        bp_move_static(i, P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy, A->r,
-                       A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start, A->seg_list);
+        q[nq++] = i;
+    bp_u32 k0 = 0u;
+    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES) {
+        bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
+        for (bp_u32 k = k0 + m; k < k0 + BP_LANES; k++) /* unused lanes: read, not written */
+            q[k] = q[k0];
+        bp_vmove_static(P, A, q + k0, BP_LANE_IDS < BP_VUSPLAT(m));
+    }
+    for (; k0 < nq; k0++)
+        bp_move_static(q[k0], P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy,
+                       A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start, A->seg_list);
     for (bp_u32 k = i0; k < i1; k++)
         A->split[k] = A->ncontact[k];
 }

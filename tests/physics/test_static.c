@@ -1,0 +1,405 @@
+/* test_static.c - the static pass in SIMD lanes (bp_vmove_static, and
+ * bp_block_move, which collects the balls its first lanes cannot finish
+ * and hands them to it BP_LANES at a time) gives every ball the bits of
+ * the one-ball bp_move_static (kernels/bp_physics.h), which the OpenCL
+ * kernels on GPUs run.
+ *
+ * Random worlds of lines (long, short, zero-length, level and upright,
+ * polylines whose segments share end points, lines along and across the
+ * walls) with balls placed on them, overlapping them, just clear of them,
+ * in the corners and against the walls, moving slowly (resting contacts,
+ * friction), fast (up to the speed cap, several bounces in a sub-step)
+ * and sideways; with gravity (resting contacts absorb) and without
+ * (every bounce elastic). Each ball's position and velocity after the
+ * lanes' move must equal bp_move_static's to the bit, the lanes left off
+ * must be untouched, and the cases must really occur: bounces off lines'
+ * bodies and end points, walls, pushouts, friction.
+ *
+ * Built for 4 lanes (any x86-64) and, where the compiler can, 8 (AVX2) and
+ * 16 (AVX-512) as the CPU engine's wide builds; those skip where the
+ * processor lacks the instructions.
+ */
+#include "bp_physics.h"
+#include "step.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t rng_state = 86420u;
+static float frand(float lo, float hi)
+{
+    return bp_test_frand(&rng_state, lo, hi);
+}
+
+#define BALLS 4096
+
+/* A world of w x h px with about nl lines of every kind, and BALLS balls
+ * (placed later: bp_step_setup needs their count and largest radius). */
+static bp_world *static_world(float w, float h, int nl, float gravity)
+{
+    bp_params p = bp_params_default();
+    p.width = w;
+    p.height = h;
+    p.gravity_y = gravity;
+    bp_world *wd = bp_world_create(&p);
+    if (!wd)
+        return NULL;
+    for (int k = 0; k < nl; k++) {
+        float ax = frand(0.0f, w), ay = frand(0.0f, h), bx, by;
+        switch (k % 6) {
+        case 0: /* long */
+            bx = frand(0.0f, w);
+            by = frand(0.0f, h);
+            break;
+        case 1: /* short */
+            bx = ax + frand(-6.0f, 6.0f);
+            by = ay + frand(-6.0f, 6.0f);
+            break;
+        case 2: /* a point */
+            bx = ax;
+            by = ay;
+            break;
+        case 3: /* level or upright */
+            bx = k % 12 == 3 ? ax + frand(-200.0f, 200.0f) : ax;
+            by = k % 12 == 3 ? ay : ay + frand(-200.0f, 200.0f);
+            break;
+        case 4: { /* a polyline of four segments sharing end points */
+            float x = ax, y = ay;
+            for (int s = 0; s < 3; s++) {
+                float nx = fminf(fmaxf(x + frand(-40.0f, 40.0f), 0.0f), w);
+                float ny = fminf(fmaxf(y + frand(-40.0f, 40.0f), 0.0f), h);
+                if (bp_world_add_line(wd, x, y, nx, ny, NULL, 0) < 0)
+                    goto fail;
+                x = nx;
+                y = ny;
+            }
+            ax = x;
+            ay = y;
+            bx = x + frand(-40.0f, 40.0f);
+            by = y + frand(-40.0f, 40.0f);
+            break;
+        }
+        default: /* along a wall, a little inside */
+            if (k % 12 == 5) {
+                ay = by = frand(0.0f, 1.0f) < 0.5f ? frand(0.0f, 3.0f) : h - frand(0.0f, 3.0f);
+                bx = frand(0.0f, w);
+            } else {
+                ax = bx = frand(0.0f, 1.0f) < 0.5f ? frand(0.0f, 3.0f) : w - frand(0.0f, 3.0f);
+                by = frand(0.0f, h);
+            }
+            break;
+        }
+        bx = fminf(fmaxf(bx, 0.0f), w);
+        by = fminf(fmaxf(by, 0.0f), h);
+        if (bp_world_add_line(wd, ax, ay, bx, by, NULL, 0) < 0)
+            goto fail;
+    }
+    for (int b = 0; b < BALLS; b++)
+        if (bp_world_add_ball(wd, w / 2, h / 2, 0.0f, 0.0f, b % 7 == 0 ? 9.0f : 2.0f, 0.0f, NULL,
+                              0) < 0)
+            goto fail;
+    return wd;
+fail:
+    bp_world_destroy(wd);
+    return NULL;
+}
+
+/* Ball b's case: where it is and how it moves (the pass's inputs: x, y;
+ * vx, vy before the contacts; nvx, nvy after them; cpx, cpy the
+ * displacement still to make). */
+static void place(bp_world *w, const bp_step_params *P, uint32_t b, float *nvx, float *nvy,
+                  float *cpx, float *cpy)
+{
+    float W = P->width, H = P->height, r = w->r[b];
+    float x, y;
+    int kind = (int)(b % 8u);
+    if (kind < 4 && w->nlines > 0) { /* on or near a random point of a line */
+        uint32_t s = (uint32_t)frand(0.0f, (float)w->nlines - 0.001f);
+        float u = kind == 3 ? (frand(0.0f, 1.0f) < 0.5f ? 0.0f : 1.0f) : frand(0.0f, 1.0f);
+        float cx = w->lx1[s] + (w->lx2[s] - w->lx1[s]) * u;
+        float cy = w->ly1[s] + (w->ly2[s] - w->ly1[s]) * u;
+        float off = kind == 0 ? frand(0.0f, r) : kind == 1 ? r * frand(0.98f, 1.06f)
+                                                             : frand(0.0f, 30.0f);
+        float a = frand(0.0f, 6.2831853f);
+        x = cx + off * cosf(a);
+        y = cy + off * sinf(a);
+    } else if (kind == 4) { /* in a corner */
+        x = frand(0.0f, 1.0f) < 0.5f ? frand(0.0f, 2.0f * r) : W - frand(0.0f, 2.0f * r);
+        y = frand(0.0f, 1.0f) < 0.5f ? frand(0.0f, 2.0f * r) : H - frand(0.0f, 2.0f * r);
+    } else if (kind == 5) { /* resting on the floor */
+        x = frand(0.0f, W);
+        y = H - r * frand(0.9f, 1.01f);
+    } else { /* anywhere */
+        x = frand(0.0f, W);
+        y = frand(0.0f, H);
+    }
+    w->x[b] = fminf(fmaxf(x, -5.0f), W + 5.0f);
+    w->y[b] = fminf(fmaxf(y, -5.0f), H + 5.0f);
+    /* speeds: resting, slow, fast, at the cap */
+    int sk = (int)((b / 8u) % 4u);
+    float sp = sk == 0 ? frand(0.0f, 20.0f) : sk == 1 ? frand(0.0f, 300.0f)
+               : sk == 2 ? frand(300.0f, 4000.0f) : frand(4000.0f, 20000.0f);
+    float a = frand(0.0f, 6.2831853f);
+    w->vx[b] = sp * cosf(a);
+    w->vy[b] = sp * sinf(a);
+    /* the contacts' change: mostly small, sometimes a reversal */
+    float k = frand(0.0f, 1.0f) < 0.2f ? -frand(0.0f, 1.0f) : frand(0.9f, 1.1f);
+    *nvx = w->vx[b] * k + frand(-50.0f, 50.0f);
+    *nvy = w->vy[b] * k + frand(-50.0f, 50.0f) + (sk == 0 ? 30.0f : 0.0f);
+    int push = frand(0.0f, 1.0f) < 0.3f;
+    *cpx = push ? frand(-0.3f, 0.3f) * r : 0.0f;
+    *cpy = push ? frand(-0.3f, 0.3f) * r : 0.0f;
+}
+
+typedef struct arrays {
+    float *x, *y, *vx, *vy, *nvx, *nvy, *cpx, *cpy;
+} arrays;
+
+static void arrays_copy(arrays *d, const arrays *s, uint32_t n)
+{
+    memcpy(d->x, s->x, n * sizeof(float));
+    memcpy(d->y, s->y, n * sizeof(float));
+    memcpy(d->vx, s->vx, n * sizeof(float));
+    memcpy(d->vy, s->vy, n * sizeof(float));
+    memcpy(d->nvx, s->nvx, n * sizeof(float));
+    memcpy(d->nvy, s->nvy, n * sizeof(float));
+    memcpy(d->cpx, s->cpx, n * sizeof(float));
+    memcpy(d->cpy, s->cpy, n * sizeof(float));
+}
+
+static int arrays_alloc(arrays *a, uint32_t n)
+{
+    float **f[8] = {&a->x, &a->y, &a->vx, &a->vy, &a->nvx, &a->nvy, &a->cpx, &a->cpy};
+    for (int k = 0; k < 8; k++)
+        if (!(*f[k] = calloc(n, sizeof(float))))
+            return -1;
+    return 0;
+}
+
+static void arrays_free(arrays *a)
+{
+    free(a->x); free(a->y); free(a->vx); free(a->vy);
+    free(a->nvx); free(a->nvy); free(a->cpx); free(a->cpy);
+}
+
+static bp_block_arrays block_arrays(const bp_world *w, const bp_seggrid *sg, const arrays *a,
+                                    bp_u8 *split, bp_u8 *ncontact)
+{
+    bp_block_arrays A = {0};
+    A.x = a->x;
+    A.y = a->y;
+    A.vx = a->vx;
+    A.vy = a->vy;
+    A.r = w->r;
+    A.m = w->m;
+    A.split = split;
+    A.ncontact = ncontact;
+    A.nvx = a->nvx;
+    A.nvy = a->nvy;
+    A.cpx = a->cpx;
+    A.cpy = a->cpy;
+    A.lx1 = w->lx1;
+    A.ly1 = w->ly1;
+    A.lx2 = w->lx2;
+    A.ly2 = w->ly2;
+    A.seg_start = sg->start;
+    A.seg_list = sg->list;
+    return A;
+}
+
+/* How often each case came up (over all worlds). */
+static long n_moved, n_line_hit, n_point_hit, n_wall_hit, n_pushed, n_slowed;
+
+/* Which cases ball b takes in bp_move_static (the one-ball functions). */
+static void count_cases(const bp_world *w, const bp_step_params *P, const arrays *a, uint32_t b)
+{
+    float ri = bp_static_radius(b, w->r[b]);
+    float px = fminf(fmaxf(a->x[b], ri), P->width - ri);
+    float py = fminf(fmaxf(a->y[b], ri), P->height - ri);
+    float Dx = a->cpx[b] + a->nvx[b] * P->h, Dy = a->cpy[b] + a->nvy[b] * P->h;
+    float t = BP_NO_HIT, nx = 0.0f, ny = 0.0f;
+    bp_sweep_box(P, px, py, Dx, Dy, ri, &t, &nx, &ny);
+    n_wall_hit += t <= 1.0f;
+    for (uint32_t s = 0; s < w->nlines; s++) {
+        float qx = px, qy = py;
+        bp_pushout_segment(&qx, &qy, ri, w->lx1[s], w->ly1[s], w->lx2[s], w->ly2[s]);
+        n_pushed += qx != px || qy != py;
+        float st = bp_sweep_segment(px, py, Dx, Dy, ri, w->lx1[s], w->ly1[s], w->lx2[s],
+                                    w->ly2[s], &nx, &ny);
+        if (st <= 1.0f) {
+            /* a contact on the line's body has the line's normal */
+            float ex = w->lx2[s] - w->lx1[s], ey = w->ly2[s] - w->ly1[s];
+            int body = fabsf(nx * ex + ny * ey) < 1e-4f * sqrtf(ex * ex + ey * ey) &&
+                       ex * ex + ey * ey > 1e-6f;
+            n_line_hit += body;
+            n_point_hit += !body;
+        }
+    }
+}
+
+/* One world: groups of BP_LANES random balls, random lanes on, through
+ * bp_vmove_static against bp_move_static ball by ball; then whole ranges
+ * through bp_block_move against bp_move_static. */
+static int lanes_match_one(float W, float H, int nl, float gravity)
+{
+    bp_world *w = static_world(W, H, nl, gravity);
+    ENSURE(w != NULL);
+    bp_seggrid sg = {0};
+    ENSURE(bp_seggrid_build(&sg, w) == 0);
+    bp_step_params P;
+    bp_step_setup(w, &sg, &P);
+    const uint32_t n = w->count;
+    arrays in, lanes, one;
+    ENSURE(arrays_alloc(&in, n) == 0 && arrays_alloc(&lanes, n) == 0 &&
+           arrays_alloc(&one, n) == 0);
+    in.x = w->x; /* place() writes the world's own arrays */
+    in.y = w->y;
+    in.vx = w->vx;
+    in.vy = w->vy;
+    for (uint32_t b = 0; b < n; b++)
+        place(w, &P, b, in.nvx + b, in.nvy + b, in.cpx + b, in.cpy + b);
+    for (uint32_t b = 0; b < n; b += 3)
+        count_cases(w, &P, &in, b);
+    bp_u8 *split = calloc(n, 1), *ncontact = calloc(n, 1);
+    ENSURE(split && ncontact);
+    for (uint32_t b = 0; b < n; b++)
+        ncontact[b] = (bp_u8)(b % 5);
+
+    /* bp_move_static for every ball: the reference */
+    arrays_copy(&one, &in, n);
+    bp_block_arrays A1 = block_arrays(w, &sg, &one, split, ncontact);
+    for (uint32_t b = 0; b < n; b++)
+        bp_move_static(b, &P, A1.x, A1.y, A1.vx, A1.vy, A1.nvx, A1.nvy, A1.cpx, A1.cpy, A1.r,
+                       A1.lx1, A1.ly1, A1.lx2, A1.ly2, A1.seg_start, A1.seg_list);
+    for (uint32_t b = 0; b < n; b++) {
+        n_moved += one.x[b] != in.x[b] || one.y[b] != in.y[b];
+        float v0 = in.nvx[b] * in.nvx[b] + in.nvy[b] * in.nvy[b];
+        float v1 = one.vx[b] * one.vx[b] + one.vy[b] * one.vy[b];
+        n_slowed += v1 < 0.999f * v0;
+    }
+
+    /* groups of random balls, random lanes on */
+    arrays_copy(&lanes, &in, n);
+    bp_block_arrays AL = block_arrays(w, &sg, &lanes, split, ncontact);
+    uint32_t perm[BALLS];
+    for (uint32_t b = 0; b < n; b++)
+        perm[b] = b;
+    for (uint32_t b = n - 1u; b > 0u; b--) { /* every ball once, in random groups */
+        uint32_t j = (uint32_t)frand(0.0f, (float)b + 0.999f);
+        uint32_t t = perm[b];
+        perm[b] = perm[j];
+        perm[j] = t;
+    }
+    for (uint32_t g = 0; g + BP_LANES <= n; g += BP_LANES) {
+        bp_u32 I[BP_LANES];
+        bp_i32 on[BP_LANES];
+        /* one group in eight has lanes off: those must stay untouched */
+        int some = (g / BP_LANES) % 8u == 7u;
+        for (int k = 0; k < BP_LANES; k++) {
+            I[k] = perm[g + (uint32_t)k];
+            on[k] = some && frand(0.0f, 1.0f) < 0.5f ? 0 : -1;
+        }
+        bp_vmove_static(&P, &AL, I, (bp_vi)BP_VLOADU((const bp_u32 *)on));
+        for (int k = 0; k < BP_LANES; k++) {
+            uint32_t b = I[k];
+            const float *want[4] = {on[k] ? one.x : in.x, on[k] ? one.y : in.y,
+                                    on[k] ? one.vx : in.vx, on[k] ? one.vy : in.vy};
+            const float *got[4] = {lanes.x, lanes.y, lanes.vx, lanes.vy};
+            for (int f = 0; f < 4; f++) {
+                if (!bp_test_same_bits(got[f][b], want[f][b])) {
+                    printf("ball %u (lane %d, %s) field %d: %.9g, want %.9g; at (%.9g, %.9g) r "
+                           "%.9g v (%.9g, %.9g) -> (%.9g, %.9g) push (%.9g, %.9g)\n",
+                           b, k, on[k] ? "on" : "off", f, got[f][b], want[f][b], in.x[b],
+                           in.y[b], w->r[b], in.vx[b], in.vy[b], in.nvx[b], in.nvy[b],
+                           in.cpx[b], in.cpy[b]);
+                    ENSURE(bp_test_same_bits(got[f][b], want[f][b]));
+                }
+            }
+        }
+    }
+
+    /* bp_block_move over ranges of every size (a block, more, a few balls,
+     * a range not starting at a block's first ball) */
+    arrays_copy(&lanes, &in, n);
+    memset(split, 0, n);
+    static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095};
+    for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
+        bp_block_move(&P, &AL, cuts[c], cuts[c + 1]);
+    bp_block_move(&P, &AL, 4095, n);
+    for (uint32_t b = 0; b < n; b++) {
+        ENSURE(split[b] == ncontact[b]);
+        if (!bp_test_same_bits(lanes.x[b], one.x[b]) || !bp_test_same_bits(lanes.y[b], one.y[b]) ||
+            !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
+            !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
+            printf("bp_block_move: ball %u: (%.9g, %.9g) v (%.9g, %.9g), want (%.9g, %.9g) v "
+                   "(%.9g, %.9g)\n", b, lanes.x[b], lanes.y[b], lanes.vx[b], lanes.vy[b],
+                   one.x[b], one.y[b], one.vx[b], one.vy[b]);
+            ENSURE(0);
+        }
+    }
+
+    free(split);
+    free(ncontact);
+    in.x = in.y = in.vx = in.vy = NULL;
+    arrays_free(&in);
+    arrays_free(&lanes);
+    arrays_free(&one);
+    bp_seggrid_free(&sg);
+    bp_world_destroy(w);
+    return 0;
+}
+
+static int lanes_match_move_static(void)
+{
+    n_moved = n_line_hit = n_point_hit = n_wall_hit = n_pushed = n_slowed = 0;
+    for (int world = 0; world < 24; world++) {
+        float W = world % 3 == 0 ? 400.0f : world % 3 == 1 ? 1280.0f : 3000.0f;
+        float H = world % 3 == 0 ? 300.0f : world % 3 == 1 ? 720.0f : 900.0f;
+        int nl = world % 4 == 0 ? 0 : world % 4 == 1 ? 6 : world % 4 == 2 ? 60 : 300;
+        float g = world % 2 ? 900.0f : 0.0f;
+        if (lanes_match_one(W, H, nl, g))
+            return 1;
+    }
+    printf("  %d lanes: %ld balls moved, %ld meet a line's body, %ld an end point, %ld a wall, "
+           "%ld pushed out, %ld slowed\n", BP_LANES, n_moved, n_line_hit, n_point_hit,
+           n_wall_hit, n_pushed, n_slowed);
+    /* the cases occurred */
+    ENSURE(n_line_hit > 1000);
+    ENSURE(n_point_hit > 100);
+    ENSURE(n_wall_hit > 1000);
+    ENSURE(n_pushed > 1000);
+    ENSURE(n_slowed > 1000);
+    return 0;
+}
+
+static const bp_test tests[] = {
+    BP_TEST(lanes_match_move_static),
+};
+
+#if BP_LANES > 4
+/* The wide builds need the processor's AVX2 or AVX-512: main, compiled for
+ * plain x86-64, checks first. */
+__attribute__((target("arch=x86-64"))) int main(int argc, char **argv)
+{
+#if BP_LANES == 16
+    int have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#else
+    int have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    if (!have) {
+        printf("SKIP: this processor has no %s\n", BP_LANES == 16 ? "AVX-512" : "AVX2");
+        return BP_TEST_SKIP;
+    }
+    return bp_test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
+#else
+int main(int argc, char **argv)
+{
+    return bp_test_main(argc, argv, tests, (int)(sizeof tests / sizeof tests[0]));
+}
+#endif
