@@ -256,7 +256,11 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
     arrays in, lanes, one;
     ENSURE(arrays_alloc(&in, n) == 0 && arrays_alloc(&lanes, n) == 0 &&
            arrays_alloc(&one, n) == 0);
-    in.x = w->x; /* place() writes the world's own arrays */
+    free(in.x); /* place() writes the world's own arrays */
+    free(in.y);
+    free(in.vx);
+    free(in.vy);
+    in.x = w->x;
     in.y = w->y;
     in.vx = w->vx;
     in.vy = w->vy;
