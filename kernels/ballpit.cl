@@ -287,14 +287,13 @@ __kernel void bp_k_contacts(const bp_step_params P, __global const float *v2max,
                             __global const uchar *split, __global const uint *cell_start,
                             __global const uint *sorted, __global const float *spos,
                             __global uchar *ncontact,
-                            __global int *best, __global float *nvx, __global float *nvy,
-                            __global float *cpx, __global float *cpy)
+                            __global int *best, __global float *sum)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
     bp_contacts(i, &P, bp_vmax_now(v2max), x, y, vx, vy, r, m, split, cell_start, sorted, spos,
-                ncontact, best, nvx, nvy, cpx, cpy);
+                ncontact, best, sum);
 }
 
 /* Pass 4. */
@@ -302,22 +301,20 @@ __kernel void bp_k_resolve(const bp_step_params P, __global const float *x,
                            __global const float *y, __global const float *vx,
                            __global const float *vy, __global const float *r,
                            __global const float *m, __global const uchar *split,
-                           __global const int *best, __global float *nvx, __global float *nvy,
-                           __global float *cpx, __global float *cpy)
+                           __global const int *best, __global float *sum)
 {
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, nvx, nvy, cpx, cpy);
+    bp_resolve(i, &P, x, y, vx, vy, r, m, split, best, sum);
 }
 
 /* Pass 5, and pass 1 of the next sub-step when integrate_next is set
  * (all but the last sub-step of a step): ball i's own data is in
  * registers and cache already, and a launch is saved. */
 __kernel void bp_k_move(const bp_step_params P, __global float *x, __global float *y,
-                        __global float *vx, __global float *vy, __global const float *nvx,
-                        __global const float *nvy, __global const float *cpx,
-                        __global const float *cpy, __global const float *r,
+                        __global float *vx, __global float *vy, __global const float *sum,
+                        __global const float *r,
                         __global const float *lx1, __global const float *ly1,
                         __global const float *lx2, __global const float *ly2,
                         __global const uint *seg_start, __global const uint *seg_list,
@@ -328,8 +325,7 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
     uint i = get_global_id(0);
     if (i >= P.n)
         return;
-    bp_move_static(i, &P, x, y, vx, vy, nvx, nvy, cpx, cpy, r, lx1, ly1, lx2, ly2, seg_start,
-                   seg_list);
+    bp_move_static(i, &P, x, y, vx, vy, sum, r, lx1, ly1, lx2, ly2, seg_start, seg_list);
     split[i] = ncontact[i]; /* this sub-step's contact count, for the next */
     if (integrate_next)
         bp_integrate_one(i, &P, x, y, vx, vy, cell, count, slot, cell_count, v2);
@@ -634,8 +630,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global const float *m, __global uchar *split,
                          __global uchar *ncontact, __global uint *cell,
                          __global uint *cell_start, __global uint *sorted, __global float *spos,
-                         __global int *best, __global float *nvx, __global float *nvy,
-                         __global float *cpx, __global float *cpy, __global const float *lx1,
+                         __global int *best, __global float *sum, __global const float *lx1,
                          __global const float *ly1, __global const float *lx2,
                          __global const float *ly2, __global const uint *seg_start,
                          __global const uint *seg_list, __global uint *count)
@@ -645,7 +640,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         return;
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
-                         nvx, nvy, cpx, cpy, lx1, ly1, lx2, ly2, seg_start, seg_list};
+                         sum, lx1, ly1, lx2, ly2, seg_start, seg_list};
     /* the grid's count arrays: part 0's is cell_start, the others' follow
      * each other in count */
     __global uint *cnt[BP_TEAM_PARTS_MAX];

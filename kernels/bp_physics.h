@@ -778,6 +778,221 @@ BP_FN void bp_push_add(bp_push *a, bp_push b)
     a->py += b.py;
 }
 
+/* A ball's sums in memory: one record of four floats per ball, ball i's at
+ * sum[4i] (dvx, dvy, px, py; pass 4 turns them into its velocity and
+ * displacement), so a pair's term is added to them with one 4-float load,
+ * add and store (the four IEEE additions of bp_push_add, each in its
+ * place). */
+#ifdef __OPENCL_VERSION__
+/* (a record is 16-byte aligned in its buffer; PoCL's vload4 is two 8-byte
+ * loads) */
+typedef float4 bp_f4;
+#define BP_F4(a, b, c, d) ((float4)((a), (b), (c), (d)))
+#define BP_F4LOAD(p) (*(__global const float4 *)(p))
+#define BP_F4STORE(v, p) (*(__global float4 *)(p) = (v))
+#else
+typedef float bp_f4 __attribute__((vector_size(16)));
+#define BP_F4(a, b, c, d) ((bp_f4){(a), (b), (c), (d)})
+static inline bp_f4 bp_f4load(const float *p)
+{
+    bp_f4 v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+#define BP_F4LOAD(p) bp_f4load(p)
+#define BP_F4STORE(v, p) __builtin_memcpy((p), &(v), sizeof(bp_f4))
+#endif
+#define BP_F4PUSH(c) BP_F4((c).dvx, (c).dvy, (c).px, (c).py)
+
+/* BP_LANES records of four floats from four vectors and back: ball k's
+ * record (a_k, b_k, c_k, d_k) at p + 4k (bp_vstore_records,
+ * bp_vload_records), or, where the order does not matter (the pair
+ * list's terms), at p + 4 BP_REC(k) (bp_vstore_records_any: with AVX2
+ * and AVX-512 a transpose within each 128-bit chunk only). */
+#if !defined(__OPENCL_VERSION__) && (BP_LANES == 16 || BP_LANES == 8)
+#if BP_LANES == 16
+typedef __m512 bp_xv;
+#define BP_X(op) _mm512_##op
+/* the 4 x 4 transpose of the 128-bit chunks of w, x, y, z: the record of
+ * lane 4 L + m, in chunk L of the m-th, to chunk m of the L-th, and back */
+#define BP_CHUNKS(w, x, y, z)                                                          \
+    do {                                                                               \
+        bp_xv u0_ = _mm512_shuffle_f32x4(w, x, 0x44), u1_ = _mm512_shuffle_f32x4(y, z, 0x44); \
+        bp_xv u2_ = _mm512_shuffle_f32x4(w, x, 0xEE), u3_ = _mm512_shuffle_f32x4(y, z, 0xEE); \
+        w = _mm512_shuffle_f32x4(u0_, u1_, 0x88);                                      \
+        x = _mm512_shuffle_f32x4(u0_, u1_, 0xDD);                                      \
+        y = _mm512_shuffle_f32x4(u2_, u3_, 0x88);                                      \
+        z = _mm512_shuffle_f32x4(u2_, u3_, 0xDD);                                      \
+    } while (0)
+#define BP_CHUNKS_BACK BP_CHUNKS
+#else
+typedef __m256 bp_xv;
+#define BP_X(op) _mm256_##op
+/* the record of lane 4 L + m, in chunk L of the m-th, to lane order */
+#define BP_CHUNKS(w, x, y, z)                                                          \
+    do {                                                                               \
+        bp_xv u0_ = _mm256_permute2f128_ps(w, x, 0x20), u1_ = _mm256_permute2f128_ps(y, z, 0x20); \
+        bp_xv u2_ = _mm256_permute2f128_ps(w, x, 0x31), u3_ = _mm256_permute2f128_ps(y, z, 0x31); \
+        w = u0_;                                                                       \
+        x = u1_;                                                                       \
+        y = u2_;                                                                       \
+        z = u3_;                                                                       \
+    } while (0)
+#define BP_CHUNKS_BACK(w, x, y, z)                                                     \
+    do {                                                                               \
+        bp_xv u0_ = _mm256_permute2f128_ps(w, y, 0x20), u1_ = _mm256_permute2f128_ps(w, y, 0x31); \
+        bp_xv u2_ = _mm256_permute2f128_ps(x, z, 0x20), u3_ = _mm256_permute2f128_ps(x, z, 0x31); \
+        w = u0_;                                                                       \
+        x = u1_;                                                                       \
+        y = u2_;                                                                       \
+        z = u3_;                                                                       \
+    } while (0)
+#endif
+/* the 4 x 4 transpose within each 128-bit chunk of w, x, y, z */
+#define BP_T4X4(w, x, y, z)                                                            \
+    do {                                                                               \
+        bp_xv t0_ = BP_X(unpacklo_ps)(w, x), t1_ = BP_X(unpackhi_ps)(w, x);            \
+        bp_xv t2_ = BP_X(unpacklo_ps)(y, z), t3_ = BP_X(unpackhi_ps)(y, z);            \
+        w = BP_X(shuffle_ps)(t0_, t2_, 0x44);                                          \
+        x = BP_X(shuffle_ps)(t0_, t2_, 0xEE);                                          \
+        y = BP_X(shuffle_ps)(t1_, t3_, 0x44);                                          \
+        z = BP_X(shuffle_ps)(t1_, t3_, 0xEE);                                          \
+    } while (0)
+BP_FN void bp_vstore_records_any(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
+{
+    bp_xv w = (bp_xv)a, x = (bp_xv)b, y = (bp_xv)c, z = (bp_xv)d;
+    BP_T4X4(w, x, y, z);
+    BP_X(storeu_ps)(p, w);
+    BP_X(storeu_ps)(p + BP_LANES, x);
+    BP_X(storeu_ps)(p + 2 * BP_LANES, y);
+    BP_X(storeu_ps)(p + 3 * BP_LANES, z);
+}
+BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
+{
+    bp_xv w = (bp_xv)a, x = (bp_xv)b, y = (bp_xv)c, z = (bp_xv)d;
+    BP_T4X4(w, x, y, z);
+    BP_CHUNKS(w, x, y, z);
+    BP_X(storeu_ps)(p, w);
+    BP_X(storeu_ps)(p + BP_LANES, x);
+    BP_X(storeu_ps)(p + 2 * BP_LANES, y);
+    BP_X(storeu_ps)(p + 3 * BP_LANES, z);
+}
+BP_FN void bp_vload_records(const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
+{
+    bp_xv w = BP_X(loadu_ps)(p), x = BP_X(loadu_ps)(p + BP_LANES);
+    bp_xv y = BP_X(loadu_ps)(p + 2 * BP_LANES), z = BP_X(loadu_ps)(p + 3 * BP_LANES);
+    BP_CHUNKS_BACK(w, x, y, z);
+    BP_T4X4(w, x, y, z);
+    *a = (bp_vf)w;
+    *b = (bp_vf)x;
+    *c = (bp_vf)y;
+    *d = (bp_vf)z;
+}
+#define BP_REC_SCRAMBLED 1
+#elif !defined(__OPENCL_VERSION__)
+BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
+{
+    __m128 w = (__m128)a, x = (__m128)b, y = (__m128)c, z = (__m128)d;
+    _MM_TRANSPOSE4_PS(w, x, y, z);
+    _mm_storeu_ps(p, w);
+    _mm_storeu_ps(p + 4, x);
+    _mm_storeu_ps(p + 8, y);
+    _mm_storeu_ps(p + 12, z);
+}
+BP_FN void bp_vload_records(const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
+{
+    __m128 w = _mm_loadu_ps(p), x = _mm_loadu_ps(p + 4), y = _mm_loadu_ps(p + 8);
+    __m128 z = _mm_loadu_ps(p + 12);
+    _MM_TRANSPOSE4_PS(w, x, y, z);
+    *a = (bp_vf)w;
+    *b = (bp_vf)x;
+    *c = (bp_vf)y;
+    *d = (bp_vf)z;
+}
+#define bp_vstore_records_any bp_vstore_records
+#define BP_REC_SCRAMBLED 0
+#else
+/* OpenCL C: the transposes as shuffles with constant lane numbers (one
+ * permute instruction each where the device has them) */
+#if BP_LANES == 16
+#define BP_ZIP_LO ((uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23))
+#define BP_ZIP_HI ((uint16)(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31))
+#define BP_PAIR_LO ((uint16)(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23))
+#define BP_PAIR_HI ((uint16)(8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31))
+#define BP_FIELDS(z0, z1, z2, z3, s) ((float16)((z0).s, (z1).s, (z2).s, (z3).s))
+#define BP_F_A s048c
+#define BP_F_B s159d
+#define BP_F_C s26ae
+#define BP_F_D s37bf
+#elif BP_LANES == 8
+#define BP_ZIP_LO ((uint8)(0, 8, 1, 9, 2, 10, 3, 11))
+#define BP_ZIP_HI ((uint8)(4, 12, 5, 13, 6, 14, 7, 15))
+#define BP_PAIR_LO ((uint8)(0, 1, 8, 9, 2, 3, 10, 11))
+#define BP_PAIR_HI ((uint8)(4, 5, 12, 13, 6, 7, 14, 15))
+#define BP_FIELDS(z0, z1, z2, z3, s) ((float8)((z0).s, (z1).s, (z2).s, (z3).s))
+#define BP_F_A s04
+#define BP_F_B s15
+#define BP_F_C s26
+#define BP_F_D s37
+#else
+#define BP_ZIP_LO ((uint4)(0, 4, 1, 5))
+#define BP_ZIP_HI ((uint4)(2, 6, 3, 7))
+#define BP_PAIR_LO ((uint4)(0, 1, 4, 5))
+#define BP_PAIR_HI ((uint4)(2, 3, 6, 7))
+#define BP_FIELDS(z0, z1, z2, z3, s) ((float4)((z0).s, (z1).s, (z2).s, (z3).s))
+#define BP_F_A s0
+#define BP_F_B s1
+#define BP_F_C s2
+#define BP_F_D s3
+#endif
+/* the records of a, b, c, d: lanes 0 .. BP_LANES/4 - 1 in z0, and so on */
+#define BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3)                                       \
+    do {                                                                                \
+        bp_vf ablo_ = shuffle2((a), (b), BP_ZIP_LO), abhi_ = shuffle2((a), (b), BP_ZIP_HI); \
+        bp_vf cdlo_ = shuffle2((c), (d), BP_ZIP_LO), cdhi_ = shuffle2((c), (d), BP_ZIP_HI); \
+        z0 = shuffle2(ablo_, cdlo_, BP_PAIR_LO);                                        \
+        z1 = shuffle2(ablo_, cdlo_, BP_PAIR_HI);                                        \
+        z2 = shuffle2(abhi_, cdhi_, BP_PAIR_LO);                                        \
+        z3 = shuffle2(abhi_, cdhi_, BP_PAIR_HI);                                        \
+    } while (0)
+BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, BP_GLOBAL float *p)
+{
+    bp_vf z0, z1, z2, z3;
+    BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3);
+    BP_VSTORE(z0, p);
+    BP_VSTORE(z1, p + BP_LANES);
+    BP_VSTORE(z2, p + 2 * BP_LANES);
+    BP_VSTORE(z3, p + 3 * BP_LANES);
+}
+BP_FN void bp_vload_records(BP_GLOBAL const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
+{
+    bp_vf z0 = BP_VLOAD(p), z1 = BP_VLOAD(p + BP_LANES);
+    bp_vf z2 = BP_VLOAD(p + 2 * BP_LANES), z3 = BP_VLOAD(p + 3 * BP_LANES);
+    *a = BP_FIELDS(z0, z1, z2, z3, BP_F_A);
+    *b = BP_FIELDS(z0, z1, z2, z3, BP_F_B);
+    *c = BP_FIELDS(z0, z1, z2, z3, BP_F_C);
+    *d = BP_FIELDS(z0, z1, z2, z3, BP_F_D);
+}
+/* the pair list's terms, in private memory */
+BP_FN void bp_vstore_records_any(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
+{
+    bp_vf z0, z1, z2, z3;
+    BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3);
+    BP_VSTORE(z0, p);
+    BP_VSTORE(z1, p + BP_LANES);
+    BP_VSTORE(z2, p + 2 * BP_LANES);
+    BP_VSTORE(z3, p + 3 * BP_LANES);
+}
+#define BP_REC_SCRAMBLED 0
+#endif
+/* Where bp_vstore_records_any puts lane k's record (k counted from a
+ * multiple of BP_LANES): lane 4 L + m of a group at m BP_LANES / 4 + L. */
+#define BP_REC(k)                                                                   \
+    (BP_REC_SCRAMBLED ? (((k) & ~(bp_u32)(BP_LANES - 1)) |                          \
+                         (((k) & 3u) * (bp_u32)(BP_LANES / 4)) |                    \
+                         (((k) & (bp_u32)(BP_LANES - 1)) >> 2))                     \
+                      : (k))
+
 /* The unit vector from ball i towards ball j, dist = |(dx, dy)| apart;
  * balls on the same centre are split along x, by index order. */
 BP_FN void bp_pair_normal(bp_u32 i, bp_u32 j, float dx, float dy, float dist, float *nx,
@@ -1417,15 +1632,12 @@ BP_FN bp_vi bp_screen(BP_GLOBAL const float *spos, bp_u32 ystride,
 
 /* Writes ball i's sums of pass 3 out of its fold. */
 BP_FN void bp_fold_store(const bp_fold *f, bp_u32 i, BP_GLOBAL bp_i32 *best,
-                         BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy,
-                         BP_GLOBAL float *spx, BP_GLOBAL float *spy)
+                         BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL float *sum)
 {
     best[i] = f->b;
     ncontact[i] = (bp_u8)(f->count < 255u ? f->count : 255u);
-    sdvx[i] = f->acc.dvx;
-    sdvy[i] = f->acc.dvy;
-    spx[i] = f->acc.px;
-    spy[i] = f->acc.py;
+    bp_f4 a = BP_F4PUSH(f->acc);
+    BP_F4STORE(a, sum + 4u * i);
 }
 
 /* Appends lane l of the screening to bp_contacts' list if it is in reach
@@ -1454,8 +1666,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
                        BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
                        BP_GLOBAL const bp_u32 *cell_start, BP_GLOBAL const bp_u32 *sorted,
                        BP_GLOBAL const float *spos, BP_GLOBAL bp_u8 *ncontact,
-                       BP_GLOBAL bp_i32 *best, BP_GLOBAL float *sdvx, BP_GLOBAL float *sdvy,
-                       BP_GLOBAL float *spx, BP_GLOBAL float *spy)
+                       BP_GLOBAL bp_i32 *best, BP_GLOBAL float *sum)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
     bp_side si = bp_side_of(xi, yi, ri, mi, split[i]);
@@ -1519,7 +1730,7 @@ BP_FN void bp_contacts(bp_u32 i, const bp_step_params *P, float vmax, BP_GLOBAL 
     }
     for (bp_u32 q = 0; q < nn; q += BP_LANES)
         bp_contact_group(i, P, x, y, vx, vy, r, m, split, si, vxi, vyi, near_ + q, nn - q, &f);
-    bp_fold_store(&f, i, best, ncontact, sdvx, sdvy, spx, spy);
+    bp_fold_store(&f, i, best, ncontact, sum);
 }
 
 /* Pass 4: ball i's partner term, an impact if the choice is mutual, else
@@ -1531,15 +1742,14 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
                       BP_GLOBAL const float *y, BP_GLOBAL const float *vx,
                       BP_GLOBAL const float *vy, BP_GLOBAL const float *r,
                       BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
-                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *nvx, BP_GLOBAL float *nvy,
-                      BP_GLOBAL float *cpx, BP_GLOBAL float *cpy)
+                      BP_GLOBAL const bp_i32 *best, BP_GLOBAL float *sum)
 {
     float xi = x[i], yi = y[i], vxi = vx[i], vyi = vy[i], ri = r[i], mi = m[i];
     bp_push acc;
-    acc.dvx = nvx[i];
-    acc.dvy = nvy[i];
-    acc.px = cpx[i];
-    acc.py = cpy[i];
+    acc.dvx = sum[4u * i];
+    acc.dvy = sum[4u * i + 1u];
+    acc.px = sum[4u * i + 2u];
+    acc.py = sum[4u * i + 3u];
     bp_i32 b = best[i];
     if (b >= 0) {
         bp_u32 j = (bp_u32)b;
@@ -1563,10 +1773,8 @@ BP_FN void bp_resolve(bp_u32 i, const bp_step_params *P, BP_GLOBAL const float *
         px *= k_;
         py *= k_;
     }
-    nvx[i] = ux;
-    nvy[i] = uy;
-    cpx[i] = px;
-    cpy[i] = py;
+    bp_f4 out = BP_F4(ux, uy, px, py);
+    BP_F4STORE(out, sum + 4u * i);
 }
 
 /* ---- Static geometry: segments, end points, the box ------------------------ */
@@ -1804,9 +2012,7 @@ BP_FN void bp_sweep_segments(const bp_step_params *P, float px, float py, float 
  * Restitution e, or 0 below rest_speed so resting balls do not chatter. */
 BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
                           BP_GLOBAL float *y, BP_GLOBAL float *vx, BP_GLOBAL float *vy,
-                          BP_GLOBAL const float *nvx, BP_GLOBAL const float *nvy,
-                          BP_GLOBAL const float *cpx, BP_GLOBAL const float *cpy,
-                          BP_GLOBAL const float *r, BP_GLOBAL const float *lx1,
+                          BP_GLOBAL const float *sum, BP_GLOBAL const float *r, BP_GLOBAL const float *lx1,
                           BP_GLOBAL const float *ly1, BP_GLOBAL const float *lx2,
                           BP_GLOBAL const float *ly2, BP_GLOBAL const bp_u32 *seg_start,
                           BP_GLOBAL const bp_u32 *seg_list)
@@ -1814,9 +2020,9 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
     float ri = bp_static_radius(i, r[i]);
     float px = BP_FMIN(BP_FMAX(x[i], ri), P->width - ri);
     float py = BP_FMIN(BP_FMAX(y[i], ri), P->height - ri);
-    float ux = nvx[i], uy = nvy[i];
+    float ux = sum[4u * i], uy = sum[4u * i + 1u]; /* pass 4's velocity */
     float vx0 = vx[i], vy0 = vy[i]; /* before this sub-step's ball contacts */
-    float qx = cpx[i], qy = cpy[i]; /* displacement still to make */
+    float qx = sum[4u * i + 2u], qy = sum[4u * i + 3u]; /* displacement still to make */
     float Dx = qx + ux * P->h, Dy = qy + uy * P->h;
     /* Most balls are far from every line: then neither the pushout nor
      * the first sweep below has a segment to look at, or none it could
@@ -1937,7 +2143,7 @@ typedef struct bp_block_arrays {
     BP_GLOBAL const float *spos;
     BP_GLOBAL bp_i32 *best;
     BP_GLOBAL bp_u8 *ncontact;
-    BP_GLOBAL float *nvx, *nvy, *cpx, *cpy; /* pass 3's sums, pass 4's velocity and displacement */
+    BP_GLOBAL float *sum; /* pass 3's sums, pass 4's velocity and displacement: 4 a ball */
     BP_GLOBAL const float *lx1, *ly1, *lx2, *ly2;
     BP_GLOBAL const bp_u32 *seg_start, *seg_list;
 } bp_block_arrays;
@@ -2186,7 +2392,7 @@ BP_FN void bp_block_contacts_one(const bp_step_params *P, const bp_block_arrays 
     }
     bp_pairs_work_off(L, P, A, st, i0);
     for (bp_u32 i = i0; i < i1; i++)
-        bp_fold_store(st + (i - i0), i, A->best, A->ncontact, A->nvx, A->nvy, A->cpx, A->cpy);
+        bp_fold_store(st + (i - i0), i, A->best, A->ncontact, A->sum);
 }
 
 /* Pass 3 for balls i0..i1-1, BP_BLOCK at a time. */
@@ -2220,8 +2426,9 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
  * hit, and the tests are symmetric; the other pairs add +0 and count
  * nothing, as there.)
  *
- * The sums are kept in the output arrays (nvx, nvy, cpx, cpy, ncontact,
- * best) from the start, zeroed a little ahead of the walk. bp_fold holds
+ * The sums are kept in the output arrays (sum, ncontact, best) from the
+ * start, zeroed a little ahead of the walk, each pair's terms added to
+ * both its balls' records (bp_f4: one load, add and store a ball). bp_fold holds
  * the best candidate's term and time back; here they are computed again,
  * by bp_resolve's scalar functions (the lanes' bits), the rare times a
  * ball with a candidate meets another.
@@ -2246,10 +2453,8 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
 typedef struct bp_once_list {
     bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* ball j, i's slot, BP_ONCE_NOJ */
     float t[BP_PAIRS_CAP + BP_LANES];
-    float dvx[BP_PAIRS_CAP + BP_LANES], dvy[BP_PAIRS_CAP + BP_LANES];
-    float px[BP_PAIRS_CAP + BP_LANES], py[BP_PAIRS_CAP + BP_LANES];
-    float jdvx[BP_PAIRS_CAP + BP_LANES], jdvy[BP_PAIRS_CAP + BP_LANES];
-    float jpx[BP_PAIRS_CAP + BP_LANES], jpy[BP_PAIRS_CAP + BP_LANES];
+    /* pair p's terms for ball i and for ball j, at BP_REC(p) */
+    bp_f4 ti[BP_PAIRS_CAP + BP_LANES], tj[BP_PAIRS_CAP + BP_LANES];
     bp_i32 cand[BP_PAIRS_CAP + BP_LANES], soft[BP_PAIRS_CAP + BP_LANES];
     bp_u32 live[BP_PAIRS_CAP + BP_LANES];
     bp_u32 n;
@@ -2288,7 +2493,7 @@ BP_FN float bp_once_held(const bp_step_params *P, const bp_block_arrays *A, bp_u
 /* bp_fold_pair into ball q's sums in the output arrays: pair (q, j) that
  * adds something (soft or cand). */
 BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 j,
-                        float t, int cand, int soft, bp_push c)
+                        float t, int cand, int soft, bp_f4 c)
 {
     if (soft && A->ncontact[q] < 255u)
         A->ncontact[q]++;
@@ -2302,23 +2507,11 @@ BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u3
         float tb = bp_once_held(P, A, q, (bp_u32)b, &held);
         if (t < tb || (t == tb && (bp_i32)j < b)) {
             A->best[q] = (bp_i32)j;
-            c = held;
+            c = BP_F4PUSH(held);
         }
     }
-    A->nvx[q] += c.dvx;
-    A->nvy[q] += c.dvy;
-    A->cpx[q] += c.px;
-    A->cpy[q] += c.py;
-}
-
-/* Writes ball q's sums and contact count (at most 255) back. */
-BP_FN void bp_once_flush(const bp_block_arrays *A, bp_u32 q, bp_push a, bp_u32 n)
-{
-    A->nvx[q] = a.dvx;
-    A->nvy[q] = a.dvy;
-    A->cpx[q] = a.px;
-    A->cpy[q] = a.py;
-    A->ncontact[q] = (bp_u8)(n < 255u ? n : 255u);
+    bp_f4 a = BP_F4LOAD(A->sum + 4u * q) + c;
+    BP_F4STORE(a, A->sum + 4u * q);
 }
 
 /* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
@@ -2381,63 +2574,43 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, const bp_step_params *P,
         if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, &oj))
             continue;
         BP_VSTORE(o.t, L->t + p);
-        BP_VSTORE(o.dvx, L->dvx + p);
-        BP_VSTORE(o.dvy, L->dvy + p);
-        BP_VSTORE(o.px, L->px + p);
-        BP_VSTORE(o.py, L->py + p);
-        BP_VSTORE(oj.dvx, L->jdvx + p);
-        BP_VSTORE(oj.dvy, L->jdvy + p);
-        BP_VSTORE(oj.px, L->jpx + p);
-        BP_VSTORE(oj.py, L->jpy + p);
+        bp_vstore_records_any(o.dvx, o.dvy, o.px, o.py, (float *)(L->ti + p));
+        bp_vstore_records_any(oj.dvx, oj.dvy, oj.px, oj.py, (float *)(L->tj + p));
         BP_VSTORE(o.cand, L->cand + p);
         BP_VSTORE(o.soft, L->soft + p);
         BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane, BP_LANE_IDS + BP_VUSPLAT(p));
     }
-    /* Ball i's sums are kept in registers over its run of pairs (its
-     * partners j, other balls, go to memory), and written out when the
-     * run ends or a candidate needs bp_once_fold. */
-    bp_u32 ci = 0u, cn = 0u;
-    bp_push ca;
-    int cached = 0;
+    /* Each pair's terms added to its balls' records in list order, which
+     * is each ball's neighbour order; without a branch but for the rare
+     * pair that may be a ball's impact partner (bp_once_fold). Keeping
+     * ball i's sums in registers over its run of pairs paid while a sum
+     * was four arrays: a record is one load and one store. */
+    BP_GLOBAL float *sum = A->sum;
+    BP_GLOBAL bp_u8 *nc = A->ncontact;
     for (bp_u32 q = 0u; q < nlive; q++) {
-        bp_u32 p = L->live[q], i = A->sorted[S->k0 + BP_ONCE_I(L->j[p])];
-        bp_u32 j = L->j[p] & BP_ONCE_JBITS;
-        bp_push c;
+        bp_u32 p = L->live[q], word = L->j[p], rp = BP_REC(p);
+        bp_u32 i = A->sorted[S->k0 + BP_ONCE_I(word)], j = word & BP_ONCE_JBITS;
+        if (L->cand[p]) {
+            if (fold_i)
+                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], 1, L->soft[p], L->ti[rp]);
+            if (!(j & BP_ONCE_NOJ))
+                bp_once_fold(P, A, j, i, L->t[p], 1, L->soft[p], L->tj[rp]);
+            continue;
+        }
+        bp_u32 soft = L->soft[p] ? 1u : 0u;
         if (fold_i) {
-            c.dvx = BP_SCALAR_READ(L->dvx, p);
-            c.dvy = BP_SCALAR_READ(L->dvy, p);
-            c.px = BP_SCALAR_READ(L->px, p);
-            c.py = BP_SCALAR_READ(L->py, p);
-            if (cached && (i != ci || L->cand[p])) {
-                bp_once_flush(A, ci, ca, cn);
-                cached = 0;
-            }
-            if (L->cand[p]) {
-                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], 1, L->soft[p], c);
-            } else {
-                if (!cached) {
-                    ci = i;
-                    ca.dvx = A->nvx[i];
-                    ca.dvy = A->nvy[i];
-                    ca.px = A->cpx[i];
-                    ca.py = A->cpy[i];
-                    cn = A->ncontact[i];
-                    cached = 1;
-                }
-                cn += L->soft[p] ? 1u : 0u;
-                bp_push_add(&ca, c);
-            }
+            bp_f4 a = BP_F4LOAD(sum + 4u * i) + L->ti[rp];
+            BP_F4STORE(a, sum + 4u * i);
+            bp_u32 n0 = nc[i];
+            nc[i] = (bp_u8)(n0 + (n0 < 255u ? soft : 0u));
         }
         if (!(j & BP_ONCE_NOJ)) {
-            c.dvx = BP_SCALAR_READ(L->jdvx, p);
-            c.dvy = BP_SCALAR_READ(L->jdvy, p);
-            c.px = BP_SCALAR_READ(L->jpx, p);
-            c.py = BP_SCALAR_READ(L->jpy, p);
-            bp_once_fold(P, A, j, i, L->t[p], L->cand[p], L->soft[p], c);
+            bp_f4 a = BP_F4LOAD(sum + 4u * j) + L->tj[rp];
+            BP_F4STORE(a, sum + 4u * j);
+            bp_u32 n1 = nc[j];
+            nc[j] = (bp_u8)(n1 + (n1 < 255u ? soft : 0u));
         }
     }
-    if (cached)
-        bp_once_flush(A, ci, ca, cn);
     L->n = 0u;
 }
 
@@ -2446,9 +2619,10 @@ BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
 {
     for (; *z < to; (*z)++) {
         bp_u32 q = A->sorted[*z];
+        bp_f4 zero = BP_F4(0.0f, 0.0f, 0.0f, 0.0f);
         A->best[q] = -1;
         A->ncontact[q] = 0u;
-        A->nvx[q] = A->nvy[q] = A->cpx[q] = A->cpy[q] = 0.0f;
+        BP_F4STORE(zero, A->sum + 4u * q);
     }
 }
 
@@ -2988,9 +3162,14 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
     bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);
-    bp_vf ux = BP_VGATHER(A->nvx, I), uy = BP_VGATHER(A->nvy, I);
+    bp_u32 R[4][BP_LANES]; /* the fields of the balls' records */
+    for (int f = 0; f < 4; f++) {
+        bp_vu rf = ids * 4u + BP_VUSPLAT((bp_u32)f);
+        BP_VSTORE(rf, R[f]);
+    }
+    bp_vf ux = BP_VGATHER(A->sum, R[0]), uy = BP_VGATHER(A->sum, R[1]);
     bp_vf vx0 = BP_VGATHER(A->vx, I), vy0 = BP_VGATHER(A->vy, I);
-    bp_vf qx = BP_VGATHER(A->cpx, I), qy = BP_VGATHER(A->cpy, I);
+    bp_vf qx = BP_VGATHER(A->sum, R[2]), qy = BP_VGATHER(A->sum, R[3]);
     bp_vf Dx = qx + ux * h, Dy = qy + uy * h;
     bp_vi lines = BP_VI0;
     if (P->nlines > 0u) {
@@ -3097,8 +3276,9 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         ri = ri + ri * (BP_ROUGH * share);
         bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
         bp_vf py = BP_VMIN(BP_VMAX(BP_VLOAD(A->y + i), ri), P->height - ri);
-        bp_vf ux = BP_VLOAD(A->nvx + i), uy = BP_VLOAD(A->nvy + i);
-        bp_vf Dx = BP_VLOAD(A->cpx + i) + ux * h, Dy = BP_VLOAD(A->cpy + i) + uy * h;
+        bp_vf ux, uy, cx, cy;
+        bp_vload_records(A->sum + 4u * i, &ux, &uy, &cx, &cy);
+        bp_vf Dx = cx + ux * h, Dy = cy + uy * h;
         bp_vi slow = BP_VI0;
         if (P->nlines > 0u)
             slow = bp_vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri);
@@ -3152,8 +3332,8 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_vmove_static(P, A, q + k0, BP_LANE_IDS < BP_VUSPLAT(m));
     }
     for (; k0 < nq; k0++)
-        bp_move_static(q[k0], P, A->x, A->y, A->vx, A->vy, A->nvx, A->nvy, A->cpx, A->cpy,
-                       A->r, A->lx1, A->ly1, A->lx2, A->ly2, A->seg_start, A->seg_list);
+        bp_move_static(q[k0], P, A->x, A->y, A->vx, A->vy, A->sum, A->r, A->lx1, A->ly1, A->lx2,
+                       A->ly2, A->seg_start, A->seg_list);
     for (bp_u32 k = i0; k < i1; k++)
         A->split[k] = A->ncontact[k];
 }
@@ -3166,10 +3346,11 @@ BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, b
 {
     bp_u32 i = i0;
     for (; i + BP_LANES <= i1; i += BP_LANES) {
-        bp_vf ux = BP_VLOAD(A->vx + i) + BP_VLOAD(A->nvx + i);
-        bp_vf uy = BP_VLOAD(A->vy + i) + BP_VLOAD(A->nvy + i);
+        bp_vf sx, sy, px, py;
+        bp_vload_records(A->sum + 4u * i, &sx, &sy, &px, &py);
+        bp_vf ux = BP_VLOAD(A->vx + i) + sx;
+        bp_vf uy = BP_VLOAD(A->vy + i) + sy;
         bp_vcap_speed(P->speed_cap, &ux, &uy);
-        bp_vf px = BP_VLOAD(A->cpx + i), py = BP_VLOAD(A->cpy + i);
         bp_vf p2 = px * px + py * py, lim = 0.5f * BP_VLOAD(A->r + i);
         bp_vi over = p2 > lim * lim;
         bp_vf k_ = lim / BP_VSQRT(p2);
@@ -3182,21 +3363,28 @@ BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, b
             any |= (bp_u32)partner[k];
         }
         if (!any) {
-            BP_VSTORE(ux, A->nvx + i);
-            BP_VSTORE(uy, A->nvy + i);
-            BP_VSTORE(px, A->cpx + i);
-            BP_VSTORE(py, A->cpy + i);
+            bp_vstore_records(ux, uy, px, py, A->sum + 4u * i);
             continue;
         }
-        bp_vstore_lanes(ux, uy, px, py, partner, A->nvx + i, A->nvy + i, A->cpx + i, A->cpy + i);
-        for (bp_u32 k = 0u; k < BP_LANES; k++)
-            if (partner[k])
+        /* the lanes without a partner from the lanes; the others by
+         * bp_resolve, which reads its ball's record, not theirs */
+        float l[4][BP_LANES];
+        BP_VSTORE(ux, l[0]);
+        BP_VSTORE(uy, l[1]);
+        BP_VSTORE(px, l[2]);
+        BP_VSTORE(py, l[3]);
+        for (bp_u32 k = 0u; k < BP_LANES; k++) {
+            if (partner[k]) {
                 bp_resolve(i + k, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best,
-                           A->nvx, A->nvy, A->cpx, A->cpy);
+                           A->sum);
+            } else {
+                bp_f4 out = BP_F4(l[0][k], l[1][k], l[2][k], l[3][k]);
+                BP_F4STORE(out, A->sum + 4u * (i + k));
+            }
+        }
     }
     for (; i < i1; i++)
-        bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->nvx, A->nvy,
-                   A->cpx, A->cpy);
+        bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
 }
 
 /* Pass 1 (bp_integrate, and bp_cell_of into cell[]) for balls i0..i1-1,

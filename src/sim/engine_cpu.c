@@ -28,8 +28,7 @@
 typedef struct cpu_engine {
     bp_engine base;
     uint32_t cap;           /* ball slots of the scratch arrays */
-    float *scratch;         /* nvx, nvy, cpx, cpy: cap each, one block */
-    float *nvx, *nvy, *cpx, *cpy;
+    float *scratch;         /* the balls' sums: a record of 4 floats each (bp_f4) */
     uint32_t *cell, *sorted;
     float *spos;            /* x of sorted[k] at k, y at P.ystride + k (the grid's order) */
     int32_t *best;          /* shares cell's block: cell is dead once the grid is built */
@@ -68,10 +67,6 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
         grow((void **)&c->ncontact, cap))
         return -1;
     c->best = (int32_t *)c->cell;
-    c->nvx = c->scratch;
-    c->nvy = c->scratch + cap;
-    c->cpx = c->scratch + 2 * cap;
-    c->cpy = c->scratch + 3 * cap;
     c->cap = (uint32_t)cap;
     return 0;
 }
@@ -200,8 +195,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     (void)nt;
     const bp_block_passes *B = c->blocks;
     bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
-                         c->best, c->ncontact, c->nvx, c->nvy, c->cpx, c->cpy, lx1, ly1,
-                         lx2, ly2, seg_start, seg_list};
+                         c->best, c->ncontact, c->scratch, lx1, ly1, lx2, ly2, seg_start,
+                         seg_list};
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
     if (B) {
         /* One team for all the sub-steps: each pass a worksharing loop
@@ -362,16 +357,15 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++)
                 bp_contacts((bp_u32)i, &P, vmax, x, y, vx, vy, r, m, w->contacts,
-                            c->cell_start, c->sorted, c->spos, c->ncontact, c->best, c->nvx,
-                            c->nvy, c->cpx, c->cpy);
+                            c->cell_start, c->sorted, c->spos, c->ncontact, c->best,
+                            c->scratch);
 #pragma omp parallel for schedule(static) num_threads(nt)
             for (int i = 0; i < n; i++)
-                bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->nvx,
-                           c->nvy, c->cpx, c->cpy);
+                bp_resolve((bp_u32)i, &P, x, y, vx, vy, r, m, w->contacts, c->best, c->scratch);
             double t3 = bp_now();
 #pragma omp parallel for schedule(dynamic, 512) num_threads(nt)
             for (int i = 0; i < n; i++) {
-                bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->nvx, c->nvy, c->cpx, c->cpy, r,
+                bp_move_static((bp_u32)i, &P, x, y, vx, vy, c->scratch, r,
                                lx1, ly1, lx2, ly2, seg_start, seg_list);
                 w->contacts[i] = c->ncontact[i];
             }

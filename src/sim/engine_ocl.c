@@ -70,10 +70,13 @@ static const char *const k_names[K_COUNT] = {
     [K_GRID_SERIAL] = "bp_k_grid_serial", [K_STEPS] = "bp_k_steps",
 };
 
+/* bp_k_move's argument integrate_next: after P and its 12 buffers. */
+#define K_MOVE_NEXT 13
+
 /* Device buffers, grouped by what sizes them. */
 enum {
     /* per ball */
-    B_X, B_Y, B_VX, B_VY, B_R, B_M, B_NVX, B_NVY, B_CPX, B_CPY, B_CELL, B_SLOT, B_SORTED,
+    B_X, B_Y, B_VX, B_VY, B_R, B_M, B_SUM, B_CELL, B_SLOT, B_SORTED,
     B_SPOS, B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY, B_SPLIT, B_NCONTACT,
     /* per cell, per cell + 1, per scan block (two) */
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
@@ -465,6 +468,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
             count = (count + 3) & ~(size_t)3;
         if (b == B_SPOS) /* the x plane and the y plane */
             size = 2 * f;
+        if (b == B_SUM) /* a record of four floats a ball (bp_f4) */
+            size = 4 * f;
         if (reserve(o, b, count, size, err, errlen))
             return -1;
     }
@@ -596,28 +601,27 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
     static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
                                        B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
-                                       B_SPOS,   B_NCONTACT, B_BEST,   B_NVX,  B_NVY,
-                                       B_CPX,    B_CPY};
+                                       B_SPOS,   B_NCONTACT, B_BEST,   B_SUM};
     a |= set_arg(o, K_CONTACTS, 0, ps, &P, err, errlen);
     a |= SET_MEMS(o, K_CONTACTS, 1, contacts_bufs, err, errlen);
 
     static const int resolve_bufs[] = {B_X,    B_Y,    B_VX,  B_VY,  B_R,   B_M,
-                                       B_SPLIT, B_BEST, B_NVX, B_NVY, B_CPX, B_CPY};
+                                       B_SPLIT, B_BEST, B_SUM};
     a |= set_arg(o, K_RESOLVE, 0, ps, &P, err, errlen);
     a |= SET_MEMS(o, K_RESOLVE, 1, resolve_bufs, err, errlen);
 
-    static const int move_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_NVX, B_NVY,       B_CPX, B_CPY,
-                                    B_R,   B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST};
+    static const int move_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_SUM,       B_R,
+                                    B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST};
     a |= set_arg(o, K_MOVE, 0, ps, &P, err, errlen);
     a |= SET_MEMS(o, K_MOVE, 1, move_bufs, err, errlen);
-    /* argument 16, integrate_next, is set per sub-step */
-    a |= set_mem(o, K_MOVE, 17, B_CELL, err, errlen);
-    a |= set_arg(o, K_MOVE, 18, sizeof count, &count, err, errlen);
-    a |= set_mem(o, K_MOVE, 19, B_SLOT, err, errlen);
-    a |= set_mem(o, K_MOVE, 20, B_COUNT, err, errlen);
-    a |= set_mem(o, K_MOVE, 21, B_V2, err, errlen);
-    a |= set_mem(o, K_MOVE, 22, B_NCONTACT, err, errlen);
-    a |= set_mem(o, K_MOVE, 23, B_SPLIT, err, errlen);
+    /* argument K_MOVE_NEXT, integrate_next, is set per sub-step */
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 1, B_CELL, err, errlen);
+    a |= set_arg(o, K_MOVE, K_MOVE_NEXT + 2, sizeof count, &count, err, errlen);
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 3, B_SLOT, err, errlen);
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 4, B_COUNT, err, errlen);
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 5, B_V2, err, errlen);
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 6, B_NCONTACT, err, errlen);
+    a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 7, B_SPLIT, err, errlen);
 
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
@@ -640,7 +644,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     const cl_uint slots = (cl_uint)o->groups, parts = team_parts(o);
     static const int steps_bufs[] = {B_SYNC,   B_X,    B_Y,      B_VX,   B_VY,  B_R,
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
-                                     B_SPOS,   B_BEST, B_NVX,    B_NVY,  B_CPX, B_CPY,
+                                     B_SPOS,   B_BEST, B_SUM,
                                      B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
                                      B_SEG_LIST, B_TEAM_COUNT};
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
@@ -696,7 +700,7 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
     }
     if (enqueue(o, K_CONTACTS, o->n, L, EV(K_CONTACTS), err, errlen) ||
         enqueue(o, K_RESOLVE, o->n, L, EV(K_RESOLVE), err, errlen) ||
-        set_arg(o, K_MOVE, 16, sizeof next, &next, err, errlen) ||
+        set_arg(o, K_MOVE, K_MOVE_NEXT, sizeof next, &next, err, errlen) ||
         enqueue(o, K_MOVE, o->n, L, EV(K_MOVE), err, errlen))
         return -1;
 #undef EV

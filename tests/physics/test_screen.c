@@ -202,21 +202,19 @@ static int lanes_screen_as_one_by_one(void)
         ENSURE(ncontact && best && out);
         for (uint32_t i = 0; i < n; i++)
             bp_contacts(i, &g.P, g.vmax, w->x, w->y, w->vx, w->vy, w->r, w->m, w->contacts,
-                        g.start, g.sorted, g.spos, ncontact, best, out, out + n, out + 2 * n,
-                        out + 3 * n);
+                        g.start, g.sorted, g.spos, ncontact, best, out);
         for (uint32_t i = 0; i < n; i++) {
             result ref;
             uint32_t nn = ref_contacts(i, w, &g, &ref, in, cap);
             ENSURE(nn < cap);
+            const float *o = out + 4 * (size_t)i; /* ball i's record: dvx, dvy, px, py */
             if (best[i] != ref.best || ncontact[i] != ref.count ||
-                !bp_test_same_bits(out[i], ref.dvx) || !bp_test_same_bits(out[n + i], ref.dvy) ||
-                !bp_test_same_bits(out[2 * n + i], ref.px) ||
-                !bp_test_same_bits(out[3 * n + i], ref.py)) {
+                !bp_test_same_bits(o[0], ref.dvx) || !bp_test_same_bits(o[1], ref.dvy) ||
+                !bp_test_same_bits(o[2], ref.px) || !bp_test_same_bits(o[3], ref.py)) {
                 fprintf(stderr,
                         "world %d ball %u: lanes best %d count %u dv (%.9g, %.9g) p (%.9g, "
                         "%.9g); one by one best %d count %u dv (%.9g, %.9g) p (%.9g, %.9g)\n",
-                        world, i, best[i], ncontact[i], out[i], out[n + i], out[2 * n + i],
-                        out[3 * n + i], ref.best, ref.count, ref.dvx, ref.dvy, ref.px, ref.py);
+                        world, i, best[i], ncontact[i], o[0], o[1], o[2], o[3], ref.best, ref.count, ref.dvx, ref.dvy, ref.px, ref.py);
                 ENSURE(!"the SIMD screening differs from the one-by-one scan");
             }
             /* The window holds every ball within the reach: the list has

@@ -109,10 +109,9 @@ fail:
 }
 
 /* Ball b's case: where it is and how it moves (the pass's inputs: x, y;
- * vx, vy before the contacts; nvx, nvy after them; cpx, cpy the
- * displacement still to make). */
-static void place(bp_world *w, const bp_step_params *P, uint32_t b, float *nvx, float *nvy,
-                  float *cpx, float *cpy)
+ * vx, vy before the contacts; in its record of sums, rec, the velocity
+ * after them, then the displacement still to make). */
+static void place(bp_world *w, const bp_step_params *P, uint32_t b, float *rec)
 {
     float W = P->width, H = P->height, r = w->r[b];
     float x, y;
@@ -148,15 +147,16 @@ static void place(bp_world *w, const bp_step_params *P, uint32_t b, float *nvx, 
     w->vy[b] = sp * sinf(a);
     /* the contacts' change: mostly small, sometimes a reversal */
     float k = frand(0.0f, 1.0f) < 0.2f ? -frand(0.0f, 1.0f) : frand(0.9f, 1.1f);
-    *nvx = w->vx[b] * k + frand(-50.0f, 50.0f);
-    *nvy = w->vy[b] * k + frand(-50.0f, 50.0f) + (sk == 0 ? 30.0f : 0.0f);
+    rec[0] = w->vx[b] * k + frand(-50.0f, 50.0f);
+    rec[1] = w->vy[b] * k + frand(-50.0f, 50.0f) + (sk == 0 ? 30.0f : 0.0f);
     int push = frand(0.0f, 1.0f) < 0.3f;
-    *cpx = push ? frand(-0.3f, 0.3f) * r : 0.0f;
-    *cpy = push ? frand(-0.3f, 0.3f) * r : 0.0f;
+    rec[2] = push ? frand(-0.3f, 0.3f) * r : 0.0f;
+    rec[3] = push ? frand(-0.3f, 0.3f) * r : 0.0f;
 }
 
+/* The pass's arrays: the balls' own, and their records of sums (4 each). */
 typedef struct arrays {
-    float *x, *y, *vx, *vy, *nvx, *nvy, *cpx, *cpy;
+    float *x, *y, *vx, *vy, *sum;
 } arrays;
 
 static void arrays_copy(arrays *d, const arrays *s, uint32_t n)
@@ -165,25 +165,21 @@ static void arrays_copy(arrays *d, const arrays *s, uint32_t n)
     memcpy(d->y, s->y, n * sizeof(float));
     memcpy(d->vx, s->vx, n * sizeof(float));
     memcpy(d->vy, s->vy, n * sizeof(float));
-    memcpy(d->nvx, s->nvx, n * sizeof(float));
-    memcpy(d->nvy, s->nvy, n * sizeof(float));
-    memcpy(d->cpx, s->cpx, n * sizeof(float));
-    memcpy(d->cpy, s->cpy, n * sizeof(float));
+    memcpy(d->sum, s->sum, 4 * (size_t)n * sizeof(float));
 }
 
 static int arrays_alloc(arrays *a, uint32_t n)
 {
-    float **f[8] = {&a->x, &a->y, &a->vx, &a->vy, &a->nvx, &a->nvy, &a->cpx, &a->cpy};
-    for (int k = 0; k < 8; k++)
-        if (!(*f[k] = calloc(n, sizeof(float))))
+    float **f[5] = {&a->x, &a->y, &a->vx, &a->vy, &a->sum};
+    for (int k = 0; k < 5; k++)
+        if (!(*f[k] = calloc(k == 4 ? 4 * (size_t)n : n, sizeof(float))))
             return -1;
     return 0;
 }
 
 static void arrays_free(arrays *a)
 {
-    free(a->x); free(a->y); free(a->vx); free(a->vy);
-    free(a->nvx); free(a->nvy); free(a->cpx); free(a->cpy);
+    free(a->x); free(a->y); free(a->vx); free(a->vy); free(a->sum);
 }
 
 static bp_block_arrays block_arrays(const bp_world *w, const bp_seggrid *sg, const arrays *a,
@@ -198,10 +194,7 @@ static bp_block_arrays block_arrays(const bp_world *w, const bp_seggrid *sg, con
     A.m = w->m;
     A.split = split;
     A.ncontact = ncontact;
-    A.nvx = a->nvx;
-    A.nvy = a->nvy;
-    A.cpx = a->cpx;
-    A.cpy = a->cpy;
+    A.sum = a->sum;
     A.lx1 = w->lx1;
     A.ly1 = w->ly1;
     A.lx2 = w->lx2;
@@ -220,7 +213,8 @@ static void count_cases(const bp_world *w, const bp_step_params *P, const arrays
     float ri = bp_static_radius(b, w->r[b]);
     float px = fminf(fmaxf(a->x[b], ri), P->width - ri);
     float py = fminf(fmaxf(a->y[b], ri), P->height - ri);
-    float Dx = a->cpx[b] + a->nvx[b] * P->h, Dy = a->cpy[b] + a->nvy[b] * P->h;
+    const float *rec = a->sum + 4 * (size_t)b;
+    float Dx = rec[2] + rec[0] * P->h, Dy = rec[3] + rec[1] * P->h;
     float t = BP_NO_HIT, nx = 0.0f, ny = 0.0f;
     bp_sweep_box(P, px, py, Dx, Dy, ri, &t, &nx, &ny);
     n_wall_hit += t <= 1.0f;
@@ -265,7 +259,7 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
     in.vx = w->vx;
     in.vy = w->vy;
     for (uint32_t b = 0; b < n; b++)
-        place(w, &P, b, in.nvx + b, in.nvy + b, in.cpx + b, in.cpy + b);
+        place(w, &P, b, in.sum + 4 * (size_t)b);
     for (uint32_t b = 0; b < n; b += 3)
         count_cases(w, &P, &in, b);
     bp_u8 *split = calloc(n, 1), *ncontact = calloc(n, 1);
@@ -277,11 +271,12 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
     arrays_copy(&one, &in, n);
     bp_block_arrays A1 = block_arrays(w, &sg, &one, split, ncontact);
     for (uint32_t b = 0; b < n; b++)
-        bp_move_static(b, &P, A1.x, A1.y, A1.vx, A1.vy, A1.nvx, A1.nvy, A1.cpx, A1.cpy, A1.r,
-                       A1.lx1, A1.ly1, A1.lx2, A1.ly2, A1.seg_start, A1.seg_list);
+        bp_move_static(b, &P, A1.x, A1.y, A1.vx, A1.vy, A1.sum, A1.r, A1.lx1, A1.ly1, A1.lx2,
+                       A1.ly2, A1.seg_start, A1.seg_list);
     for (uint32_t b = 0; b < n; b++) {
         n_moved += one.x[b] != in.x[b] || one.y[b] != in.y[b];
-        float v0 = in.nvx[b] * in.nvx[b] + in.nvy[b] * in.nvy[b];
+        const float *rec = in.sum + 4 * (size_t)b;
+        float v0 = rec[0] * rec[0] + rec[1] * rec[1];
         float v1 = one.vx[b] * one.vx[b] + one.vy[b] * one.vy[b];
         n_slowed += v1 < 0.999f * v0;
     }
@@ -318,8 +313,8 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
                     printf("ball %u (lane %d, %s) field %d: %.9g, want %.9g; at (%.9g, %.9g) r "
                            "%.9g v (%.9g, %.9g) -> (%.9g, %.9g) push (%.9g, %.9g)\n",
                            b, k, on[k] ? "on" : "off", f, got[f][b], want[f][b], in.x[b],
-                           in.y[b], w->r[b], in.vx[b], in.vy[b], in.nvx[b], in.nvy[b],
-                           in.cpx[b], in.cpy[b]);
+                           in.y[b], w->r[b], in.vx[b], in.vy[b], in.sum[4 * b], in.sum[4 * b + 1],
+                           in.sum[4 * b + 2], in.sum[4 * b + 3]);
                     ENSURE(bp_test_same_bits(got[f][b], want[f][b]));
                 }
             }
