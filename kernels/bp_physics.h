@@ -809,30 +809,46 @@ static inline bp_f4 bp_f4load(const float *p)
  * bp_vload_records), or, where the order does not matter (the pair
  * list's terms), at p + 4 BP_REC(k) (bp_vstore_records_any: with AVX2
  * and AVX-512 a transpose within each 128-bit chunk only). */
-#if !defined(__OPENCL_VERSION__) && (BP_LANES == 16 || BP_LANES == 8)
+/* The shuffles of two vectors, constant lanes (__builtin_shufflevector:
+ * gcc from 12, clang; one unpack, shuffle or permute instruction each)
+ * within each 128-bit chunk: the interleaves of the low and the high
+ * pairs, and of the first two and the last two lanes of a and b */
 #if BP_LANES == 16
-typedef __m512 bp_xv;
-#define BP_X(op) _mm512_##op
-/* the 4 x 4 transpose of the 128-bit chunks of w, x, y, z: the record of
- * lane 4 L + m, in chunk L of the m-th, to chunk m of the L-th, and back */
+#define BP_SV_ZIPLO(a, b) __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29)
+#define BP_SV_ZIPHI(a, b) __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31)
+#define BP_SV_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)
+#define BP_SV_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31)
+/* chunks (a0, a1, b0, b1), (a2, a3, b2, b3), (a0, a2, b0, b2), (a1, a3, b1, b3) */
+#define BP_SV_C01(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+#define BP_SV_C23(a, b) __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)
+#define BP_SV_C02(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27)
+#define BP_SV_C13(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31)
+/* the 4 x 4 transpose of the chunks of w, x, y, z: the record of lane
+ * 4 L + m, in chunk L of the m-th, to chunk m of the L-th, and back */
 #define BP_CHUNKS(w, x, y, z)                                                          \
     do {                                                                               \
-        bp_xv u0_ = _mm512_shuffle_f32x4(w, x, 0x44), u1_ = _mm512_shuffle_f32x4(y, z, 0x44); \
-        bp_xv u2_ = _mm512_shuffle_f32x4(w, x, 0xEE), u3_ = _mm512_shuffle_f32x4(y, z, 0xEE); \
-        w = _mm512_shuffle_f32x4(u0_, u1_, 0x88);                                      \
-        x = _mm512_shuffle_f32x4(u0_, u1_, 0xDD);                                      \
-        y = _mm512_shuffle_f32x4(u2_, u3_, 0x88);                                      \
-        z = _mm512_shuffle_f32x4(u2_, u3_, 0xDD);                                      \
+        bp_vf u0_ = BP_SV_C01(w, x), u1_ = BP_SV_C01(y, z);                            \
+        bp_vf u2_ = BP_SV_C23(w, x), u3_ = BP_SV_C23(y, z);                            \
+        w = BP_SV_C02(u0_, u1_);                                                       \
+        x = BP_SV_C13(u0_, u1_);                                                       \
+        y = BP_SV_C02(u2_, u3_);                                                       \
+        z = BP_SV_C13(u2_, u3_);                                                       \
     } while (0)
 #define BP_CHUNKS_BACK BP_CHUNKS
-#else
-typedef __m256 bp_xv;
-#define BP_X(op) _mm256_##op
-/* the record of lane 4 L + m, in chunk L of the m-th, to lane order */
+#elif BP_LANES == 8
+#define BP_SV_ZIPLO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define BP_SV_ZIPHI(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define BP_SV_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define BP_SV_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+/* chunks (a0, b0) and (a1, b1) */
+#define BP_SV_C00(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define BP_SV_C11(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+/* the record of lane 4 L + m, in chunk L of the m-th, to lane order, and
+ * back */
 #define BP_CHUNKS(w, x, y, z)                                                          \
     do {                                                                               \
-        bp_xv u0_ = _mm256_permute2f128_ps(w, x, 0x20), u1_ = _mm256_permute2f128_ps(y, z, 0x20); \
-        bp_xv u2_ = _mm256_permute2f128_ps(w, x, 0x31), u3_ = _mm256_permute2f128_ps(y, z, 0x31); \
+        bp_vf u0_ = BP_SV_C00(w, x), u1_ = BP_SV_C00(y, z);                            \
+        bp_vf u2_ = BP_SV_C11(w, x), u3_ = BP_SV_C11(y, z);                            \
         w = u0_;                                                                       \
         x = u1_;                                                                       \
         y = u2_;                                                                       \
@@ -840,158 +856,66 @@ typedef __m256 bp_xv;
     } while (0)
 #define BP_CHUNKS_BACK(w, x, y, z)                                                     \
     do {                                                                               \
-        bp_xv u0_ = _mm256_permute2f128_ps(w, y, 0x20), u1_ = _mm256_permute2f128_ps(w, y, 0x31); \
-        bp_xv u2_ = _mm256_permute2f128_ps(x, z, 0x20), u3_ = _mm256_permute2f128_ps(x, z, 0x31); \
+        bp_vf u0_ = BP_SV_C00(w, y), u1_ = BP_SV_C11(w, y);                            \
+        bp_vf u2_ = BP_SV_C00(x, z), u3_ = BP_SV_C11(x, z);                            \
         w = u0_;                                                                       \
         x = u1_;                                                                       \
         y = u2_;                                                                       \
         z = u3_;                                                                       \
     } while (0)
+#else
+#define BP_SV_ZIPLO(a, b) __builtin_shufflevector(a, b, 0, 4, 1, 5)
+#define BP_SV_ZIPHI(a, b) __builtin_shufflevector(a, b, 2, 6, 3, 7)
+#define BP_SV_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 4, 5)
+#define BP_SV_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 6, 7)
+#define BP_CHUNKS(w, x, y, z) /* one chunk: in lane order */
+#define BP_CHUNKS_BACK(w, x, y, z)
 #endif
 /* the 4 x 4 transpose within each 128-bit chunk of w, x, y, z */
 #define BP_T4X4(w, x, y, z)                                                            \
     do {                                                                               \
-        bp_xv t0_ = BP_X(unpacklo_ps)(w, x), t1_ = BP_X(unpackhi_ps)(w, x);            \
-        bp_xv t2_ = BP_X(unpacklo_ps)(y, z), t3_ = BP_X(unpackhi_ps)(y, z);            \
-        w = BP_X(shuffle_ps)(t0_, t2_, 0x44);                                          \
-        x = BP_X(shuffle_ps)(t0_, t2_, 0xEE);                                          \
-        y = BP_X(shuffle_ps)(t1_, t3_, 0x44);                                          \
-        z = BP_X(shuffle_ps)(t1_, t3_, 0xEE);                                          \
+        bp_vf t0_ = BP_SV_ZIPLO(w, x), t1_ = BP_SV_ZIPHI(w, x);                        \
+        bp_vf t2_ = BP_SV_ZIPLO(y, z), t3_ = BP_SV_ZIPHI(y, z);                        \
+        w = BP_SV_LO2(t0_, t2_);                                                       \
+        x = BP_SV_HI2(t0_, t2_);                                                       \
+        y = BP_SV_LO2(t1_, t3_);                                                       \
+        z = BP_SV_HI2(t1_, t3_);                                                       \
     } while (0)
+#define BP_STORE4(w, x, y, z, p)                                                       \
+    do {                                                                               \
+        BP_VSTORE(w, (p));                                                             \
+        BP_VSTORE(x, (p) + BP_LANES);                                                  \
+        BP_VSTORE(y, (p) + 2 * BP_LANES);                                              \
+        BP_VSTORE(z, (p) + 3 * BP_LANES);                                              \
+    } while (0)
+/* (private memory in OpenCL C) */
 BP_FN void bp_vstore_records_any(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
 {
-    bp_xv w = (bp_xv)a, x = (bp_xv)b, y = (bp_xv)c, z = (bp_xv)d;
-    BP_T4X4(w, x, y, z);
-    BP_X(storeu_ps)(p, w);
-    BP_X(storeu_ps)(p + BP_LANES, x);
-    BP_X(storeu_ps)(p + 2 * BP_LANES, y);
-    BP_X(storeu_ps)(p + 3 * BP_LANES, z);
+    BP_T4X4(a, b, c, d);
+    BP_STORE4(a, b, c, d, p);
 }
-BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
-{
-    bp_xv w = (bp_xv)a, x = (bp_xv)b, y = (bp_xv)c, z = (bp_xv)d;
-    BP_T4X4(w, x, y, z);
-    BP_CHUNKS(w, x, y, z);
-    BP_X(storeu_ps)(p, w);
-    BP_X(storeu_ps)(p + BP_LANES, x);
-    BP_X(storeu_ps)(p + 2 * BP_LANES, y);
-    BP_X(storeu_ps)(p + 3 * BP_LANES, z);
-}
-BP_FN void bp_vload_records(const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
-{
-    bp_xv w = BP_X(loadu_ps)(p), x = BP_X(loadu_ps)(p + BP_LANES);
-    bp_xv y = BP_X(loadu_ps)(p + 2 * BP_LANES), z = BP_X(loadu_ps)(p + 3 * BP_LANES);
-    BP_CHUNKS_BACK(w, x, y, z);
-    BP_T4X4(w, x, y, z);
-    *a = (bp_vf)w;
-    *b = (bp_vf)x;
-    *c = (bp_vf)y;
-    *d = (bp_vf)z;
-}
-#define BP_REC_SCRAMBLED 1
-#elif !defined(__OPENCL_VERSION__)
-BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
-{
-    __m128 w = (__m128)a, x = (__m128)b, y = (__m128)c, z = (__m128)d;
-    _MM_TRANSPOSE4_PS(w, x, y, z);
-    _mm_storeu_ps(p, w);
-    _mm_storeu_ps(p + 4, x);
-    _mm_storeu_ps(p + 8, y);
-    _mm_storeu_ps(p + 12, z);
-}
-BP_FN void bp_vload_records(const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
-{
-    __m128 w = _mm_loadu_ps(p), x = _mm_loadu_ps(p + 4), y = _mm_loadu_ps(p + 8);
-    __m128 z = _mm_loadu_ps(p + 12);
-    _MM_TRANSPOSE4_PS(w, x, y, z);
-    *a = (bp_vf)w;
-    *b = (bp_vf)x;
-    *c = (bp_vf)y;
-    *d = (bp_vf)z;
-}
-#define bp_vstore_records_any bp_vstore_records
-#define BP_REC_SCRAMBLED 0
-#else
-/* OpenCL C: the transposes as shuffles with constant lane numbers (one
- * permute instruction each where the device has them) */
-#if BP_LANES == 16
-#define BP_ZIP_LO ((uint16)(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23))
-#define BP_ZIP_HI ((uint16)(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31))
-#define BP_PAIR_LO ((uint16)(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23))
-#define BP_PAIR_HI ((uint16)(8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31))
-#define BP_FIELDS(z0, z1, z2, z3, s) ((float16)((z0).s, (z1).s, (z2).s, (z3).s))
-#define BP_F_A s048c
-#define BP_F_B s159d
-#define BP_F_C s26ae
-#define BP_F_D s37bf
-#elif BP_LANES == 8
-#define BP_ZIP_LO ((uint8)(0, 8, 1, 9, 2, 10, 3, 11))
-#define BP_ZIP_HI ((uint8)(4, 12, 5, 13, 6, 14, 7, 15))
-#define BP_PAIR_LO ((uint8)(0, 1, 8, 9, 2, 3, 10, 11))
-#define BP_PAIR_HI ((uint8)(4, 5, 12, 13, 6, 7, 14, 15))
-#define BP_FIELDS(z0, z1, z2, z3, s) ((float8)((z0).s, (z1).s, (z2).s, (z3).s))
-#define BP_F_A s04
-#define BP_F_B s15
-#define BP_F_C s26
-#define BP_F_D s37
-#else
-#define BP_ZIP_LO ((uint4)(0, 4, 1, 5))
-#define BP_ZIP_HI ((uint4)(2, 6, 3, 7))
-#define BP_PAIR_LO ((uint4)(0, 1, 4, 5))
-#define BP_PAIR_HI ((uint4)(2, 3, 6, 7))
-#define BP_FIELDS(z0, z1, z2, z3, s) ((float4)((z0).s, (z1).s, (z2).s, (z3).s))
-#define BP_F_A s0
-#define BP_F_B s1
-#define BP_F_C s2
-#define BP_F_D s3
-#endif
-/* the records of a, b, c, d: lanes 0 .. BP_LANES/4 - 1 in z0, and so on */
-#define BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3)                                       \
-    do {                                                                                \
-        bp_vf ablo_ = shuffle2((a), (b), BP_ZIP_LO), abhi_ = shuffle2((a), (b), BP_ZIP_HI); \
-        bp_vf cdlo_ = shuffle2((c), (d), BP_ZIP_LO), cdhi_ = shuffle2((c), (d), BP_ZIP_HI); \
-        z0 = shuffle2(ablo_, cdlo_, BP_PAIR_LO);                                        \
-        z1 = shuffle2(ablo_, cdlo_, BP_PAIR_HI);                                        \
-        z2 = shuffle2(abhi_, cdhi_, BP_PAIR_LO);                                        \
-        z3 = shuffle2(abhi_, cdhi_, BP_PAIR_HI);                                        \
-    } while (0)
 BP_FN void bp_vstore_records(bp_vf a, bp_vf b, bp_vf c, bp_vf d, BP_GLOBAL float *p)
 {
-    bp_vf z0, z1, z2, z3;
-    BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3);
-    BP_VSTORE(z0, p);
-    BP_VSTORE(z1, p + BP_LANES);
-    BP_VSTORE(z2, p + 2 * BP_LANES);
-    BP_VSTORE(z3, p + 3 * BP_LANES);
+    BP_T4X4(a, b, c, d);
+    BP_CHUNKS(a, b, c, d);
+    BP_STORE4(a, b, c, d, p);
 }
 BP_FN void bp_vload_records(BP_GLOBAL const float *p, bp_vf *a, bp_vf *b, bp_vf *c, bp_vf *d)
 {
-    bp_vf z0 = BP_VLOAD(p), z1 = BP_VLOAD(p + BP_LANES);
-    bp_vf z2 = BP_VLOAD(p + 2 * BP_LANES), z3 = BP_VLOAD(p + 3 * BP_LANES);
-    *a = BP_FIELDS(z0, z1, z2, z3, BP_F_A);
-    *b = BP_FIELDS(z0, z1, z2, z3, BP_F_B);
-    *c = BP_FIELDS(z0, z1, z2, z3, BP_F_C);
-    *d = BP_FIELDS(z0, z1, z2, z3, BP_F_D);
+    bp_vf w = BP_VLOAD(p), x = BP_VLOAD(p + BP_LANES);
+    bp_vf y = BP_VLOAD(p + 2 * BP_LANES), z = BP_VLOAD(p + 3 * BP_LANES);
+    BP_CHUNKS_BACK(w, x, y, z);
+    BP_T4X4(w, x, y, z);
+    *a = w;
+    *b = x;
+    *c = y;
+    *d = z;
 }
-/* the pair list's terms, in private memory */
-BP_FN void bp_vstore_records_any(bp_vf a, bp_vf b, bp_vf c, bp_vf d, float *p)
-{
-    bp_vf z0, z1, z2, z3;
-    BP_TO_RECORDS(a, b, c, d, z0, z1, z2, z3);
-    BP_VSTORE(z0, p);
-    BP_VSTORE(z1, p + BP_LANES);
-    BP_VSTORE(z2, p + 2 * BP_LANES);
-    BP_VSTORE(z3, p + 3 * BP_LANES);
-}
-#define BP_REC_SCRAMBLED 0
-#endif
 /* Where bp_vstore_records_any puts lane k's record (k counted from a
  * multiple of BP_LANES): lane 4 L + m of a group at m BP_LANES / 4 + L. */
 #define BP_REC(k)                                                                   \
-    (BP_REC_SCRAMBLED ? (((k) & ~(bp_u32)(BP_LANES - 1)) |                          \
-                         (((k) & 3u) * (bp_u32)(BP_LANES / 4)) |                    \
-                         (((k) & (bp_u32)(BP_LANES - 1)) >> 2))                     \
-                      : (k))
+    (((k) & ~(bp_u32)(BP_LANES - 1)) | (((k) & 3u) * (bp_u32)(BP_LANES / 4)) |      \
+     (((k) & (bp_u32)(BP_LANES - 1)) >> 2))
 
 /* The unit vector from ball i towards ball j, dist = |(dx, dy)| apart;
  * balls on the same centre are split along x, by index order. */
