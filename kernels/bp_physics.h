@@ -162,6 +162,7 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VTOI(v) convert_int16(v)
 #define BP_VUTOF(v) convert_float16(v)
 #define BP_VASU(v) as_uint16(v)
+#define BP_VASI(v) as_int16(v)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
@@ -201,6 +202,7 @@ BP_FN uint bp_vmask(int8 m)
 #define BP_VTOI(v) convert_int8(v)
 #define BP_VUTOF(v) convert_float8(v)
 #define BP_VASU(v) as_uint8(v)
+#define BP_VASI(v) as_int8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
 #define BP_VLOAD(p) vload8(0, (p))
 #define BP_VLOADU(p) vload8(0, (p))
@@ -215,6 +217,7 @@ typedef uint4 bp_vu;
 #define BP_VTOI(v) convert_int4(v)
 #define BP_VUTOF(v) convert_float4(v)
 #define BP_VASU(v) as_uint4(v)
+#define BP_VASI(v) as_int4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
 #define BP_VLOAD(p) vload4(0, (p))
 #define BP_VLOADU(p) vload4(0, (p))
@@ -247,6 +250,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
+#define BP_VASI(v) ((bp_vi)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
  * order, and adds their number to n (it may write BP_LANES slots). */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                \
@@ -302,6 +306,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
+#define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
 #define BP_VSPLAT(a) ((bp_vf)_mm256_set1_ps(a))
 #define BP_VUSPLAT(a) ((bp_vu)_mm256_set1_epi32((int)(a)))
@@ -327,6 +332,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
+#define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
 #define BP_VSPLAT(a) ((bp_vf){(a), (a), (a), (a)})
 #define BP_VUSPLAT(a) ((bp_vu){(a), (a), (a), (a)})
@@ -881,6 +887,48 @@ static inline bp_f4 bp_f4load(const float *p)
         y = BP_SV_LO2(t1_, t3_);                                                       \
         z = BP_SV_HI2(t1_, t3_);                                                       \
     } while (0)
+/* The largest lane of v: the larger of v and v's lanes turned by half,
+ * a quarter, ... of the width */
+#define BP_VIMAX(a, b) (((a) > (b)) & (a)) | (~((a) > (b)) & (b))
+#if BP_LANES == 16
+#define BP_VHMAX_STEPS(v)                                                              \
+    do {                                                                               \
+        bp_vi r_ = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7); \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11); \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13); \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14); \
+        v = BP_VIMAX(v, r_);                                                           \
+    } while (0)
+#elif BP_LANES == 8
+#define BP_VHMAX_STEPS(v)                                                              \
+    do {                                                                               \
+        bp_vi r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3);              \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5);                    \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);                    \
+        v = BP_VIMAX(v, r_);                                                           \
+    } while (0)
+#else
+#define BP_VHMAX_STEPS(v)                                                              \
+    do {                                                                               \
+        bp_vi r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1);                          \
+        v = BP_VIMAX(v, r_);                                                           \
+        r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2);                                \
+        v = BP_VIMAX(v, r_);                                                           \
+    } while (0)
+#endif
+BP_FN bp_i32 bp_vhmax(bp_vi v)
+{
+    BP_VHMAX_STEPS(v);
+    bp_i32 l[BP_LANES];
+    BP_VSTORE(v, l);
+    return l[0];
+}
+
 #define BP_STORE4(w, x, y, z, p)                                                       \
     do {                                                                               \
         BP_VSTORE(w, (p));                                                             \
@@ -2728,12 +2776,8 @@ BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, BP_GLOBAL const bp_u32 *s
     /* Each lane walks its own rows (the balls of a group lie anywhere in
      * the world, so the rows of all lanes together span most of it):
      * row y0 + k in step k, as many steps as the tallest box has rows. */
-    bp_i32 lspan[BP_LANES];
     bp_vi span = y1 - y0;
-    BP_VSTORE(span, lspan);
-    bp_i32 steps = lspan[0];
-    for (int l = 1; l < BP_LANES; l++)
-        steps = lspan[l] > steps ? lspan[l] : steps;
+    bp_i32 steps = bp_vhmax(span);
     bp_vi near_ = BP_VI0;
     for (bp_i32 k = 0; k <= steps; k++) {
         bp_vi on = span >= k; /* off: cell 0, read and dropped */
@@ -2834,17 +2878,6 @@ typedef struct bp_vseg_iter {
     bp_u32 left;            /* steps left in it: its longest run */
 } bp_vseg_iter;
 
-/* The largest lane of v. */
-BP_FN bp_i32 bp_vhmax(bp_vi v)
-{
-    bp_i32 l[BP_LANES];
-    BP_VSTORE(v, l);
-    bp_i32 m = l[0];
-    for (int k = 1; k < BP_LANES; k++)
-        m = l[k] > m ? l[k] : m;
-    return m;
-}
-
 BP_FN void bp_vseg_begin(bp_vseg_iter *it, bp_vi on, bp_vi x0, bp_vi x1, bp_vi y0, bp_vi y1)
 {
     it->x0 = x0;
@@ -2874,11 +2907,8 @@ BP_FN int bp_vseg_next(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_star
         BP_VSTORE(ib, kb);
         it->k = BP_VGATHERU(seg_start, ka);
         it->end = BP_VGATHERU(seg_start, kb);
-        bp_u32 len[BP_LANES];
-        bp_vu d = it->end - it->k;
-        BP_VSTORE(d, len);
-        for (int l = 0; l < BP_LANES; l++)
-            it->left = len[l] > it->left ? len[l] : it->left;
+        bp_vu d = it->end - it->k; /* a run's length: under 2^31 */
+        it->left = (bp_u32)bp_vhmax(BP_VASI(d));
     }
     *on = it->k < it->end;
     bp_u32 kk[BP_LANES];
