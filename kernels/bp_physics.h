@@ -2624,6 +2624,10 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
         BP_VSTORE(m, S->m + w);
         BP_VSTORE(nn, S->n + w);
         bp_vwindows(P, vmax, x, y, vx, vy, r, &S->W, w);
+        /* the rows above the ball's own hold only slots before its own,
+         * which this pass does not screen: its window starts at its row */
+        bp_vi cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
+        BP_VSTORE(cy, S->W.y0 + w);
     }
     for (; k < k1 + BP_LANES; k++) {
         bp_u32 w = k - k0;
@@ -2639,6 +2643,7 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
         S->m[w] = A->m[i];
         S->n[w] = bp_split_n(A->split[i]);
         bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
+        S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
     }
 }
 
