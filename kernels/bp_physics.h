@@ -820,15 +820,23 @@ static inline bp_f4 bp_f4load(const float *p)
  * within each 128-bit chunk: the interleaves of the low and the high
  * pairs, and of the first two and the last two lanes of a and b */
 #if BP_LANES == 16
-#define BP_SV_ZIPLO(a, b) __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29)
-#define BP_SV_ZIPHI(a, b) __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31)
-#define BP_SV_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)
-#define BP_SV_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31)
+#define BP_SV_ZIPLO(a, b) \
+    __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29)
+#define BP_SV_ZIPHI(a, b) \
+    __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31)
+#define BP_SV_LO2(a, b) \
+    __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29)
+#define BP_SV_HI2(a, b) \
+    __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31)
 /* chunks (a0, a1, b0, b1), (a2, a3, b2, b3), (a0, a2, b0, b2), (a1, a3, b1, b3) */
-#define BP_SV_C01(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
-#define BP_SV_C23(a, b) __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)
-#define BP_SV_C02(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27)
-#define BP_SV_C13(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31)
+#define BP_SV_C01(a, b) \
+    __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23)
+#define BP_SV_C23(a, b) \
+    __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31)
+#define BP_SV_C02(a, b) \
+    __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27)
+#define BP_SV_C13(a, b) \
+    __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31)
 /* the 4 x 4 transpose of the chunks of w, x, y, z: the record of lane
  * 4 L + m, in chunk L of the m-th, to chunk m of the L-th, and back */
 #define BP_CHUNKS(w, x, y, z)                                                          \
@@ -893,13 +901,17 @@ static inline bp_f4 bp_f4load(const float *p)
 #if BP_LANES == 16
 #define BP_VHMAX_STEPS(v)                                                              \
     do {                                                                               \
-        bp_vi r_ = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7); \
+        bp_vi r_ =                                                                     \
+            __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7); \
         v = BP_VIMAX(v, r_);                                                           \
-        r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, 11); \
+        r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, \
+                                     11);                                              \
         v = BP_VIMAX(v, r_);                                                           \
-        r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13); \
+        r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, \
+                                     13);                                              \
         v = BP_VIMAX(v, r_);                                                           \
-        r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14); \
+        r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, \
+                                     14);                                              \
         v = BP_VIMAX(v, r_);                                                           \
     } while (0)
 #elif BP_LANES == 8
@@ -1984,8 +1996,9 @@ BP_FN void bp_sweep_segments(const bp_step_params *P, float px, float py, float 
  * Restitution e, or 0 below rest_speed so resting balls do not chatter. */
 BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
                           BP_GLOBAL float *y, BP_GLOBAL float *vx, BP_GLOBAL float *vy,
-                          BP_GLOBAL const float *sum, BP_GLOBAL const float *r, BP_GLOBAL const float *lx1,
-                          BP_GLOBAL const float *ly1, BP_GLOBAL const float *lx2,
+                          BP_GLOBAL const float *sum, BP_GLOBAL const float *r,
+                          BP_GLOBAL const float *lx1, BP_GLOBAL const float *ly1,
+                          BP_GLOBAL const float *lx2,
                           BP_GLOBAL const float *ly2, BP_GLOBAL const bp_u32 *seg_start,
                           BP_GLOBAL const bp_u32 *seg_list)
 {

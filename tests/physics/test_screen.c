@@ -214,7 +214,8 @@ static int lanes_screen_as_one_by_one(void)
                 fprintf(stderr,
                         "world %d ball %u: lanes best %d count %u dv (%.9g, %.9g) p (%.9g, "
                         "%.9g); one by one best %d count %u dv (%.9g, %.9g) p (%.9g, %.9g)\n",
-                        world, i, best[i], ncontact[i], o[0], o[1], o[2], o[3], ref.best, ref.count, ref.dvx, ref.dvy, ref.px, ref.py);
+                        world, i, best[i], ncontact[i], o[0], o[1], o[2], o[3], ref.best,
+                        ref.count, ref.dvx, ref.dvy, ref.px, ref.py);
                 ENSURE(!"the SIMD screening differs from the one-by-one scan");
             }
             /* The window holds every ball within the reach: the list has
