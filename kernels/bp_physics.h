@@ -897,7 +897,7 @@ static inline bp_f4 bp_f4load(const float *p)
     } while (0)
 /* The largest lane of v: the larger of v and v's lanes turned by half,
  * a quarter, ... of the width */
-#define BP_VIMAX(a, b) (((a) > (b)) & (a)) | (~((a) > (b)) & (b))
+#define BP_VIMAX(a, b) ((((a) > (b)) & (a)) | (~((a) > (b)) & (b)))
 #if BP_LANES == 16
 #define BP_VHMAX_STEPS(v)                                                              \
     do {                                                                               \
@@ -2782,29 +2782,93 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
     }
 }
 
+/* ---- Segment-grid cells in lanes ------------------------------------------ */
+
+/* The segments listed in a box of segment-grid cells, one per lane and
+ * step, in bp_move_static's order: the rows y0..y1, and in each row the
+ * cells x0..x1, whose lists are one run of the segment list. */
+typedef struct bp_vseg_iter {
+    bp_vi x0, x1, y0, span; /* each lane's box; span = y1 - y0, -1 for no box */
+    bp_vu k, end;           /* the run of the current row; k the next segment */
+    bp_i32 row, rows;       /* the current row (from each lane's y0), of rows */
+    bp_u32 left;            /* steps left in it: its longest run */
+} bp_vseg_iter;
+
+BP_FN void bp_vseg_begin(bp_vseg_iter *it, bp_vi on, bp_vi x0, bp_vi x1, bp_vi y0, bp_vi y1)
+{
+    it->x0 = x0;
+    it->x1 = x1;
+    it->y0 = y0;
+    it->span = (on & (y1 - y0)) | ~on;
+    it->rows = bp_vhmax(it->span) + 1;
+    it->row = -1;
+    it->left = 0u;
+    it->k = it->end = BP_VUSPLAT(0u);
+}
+
+/* The run of row it->row of each lane's box into it->k .. it->end (empty
+ * in the lanes whose box has fewer rows). */
+BP_FN void bp_vseg_row(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
+                       bp_vseg_iter *it)
+{
+    bp_vi in = it->span >= it->row; /* off: cell 0, read and dropped */
+    bp_vi row = in & ((it->y0 + it->row) * P->sgw);
+    bp_i32 ka[BP_LANES], kb[BP_LANES];
+    bp_vi ia = row + (in & it->x0), ib = row + (in & (it->x1 + 1));
+    BP_VSTORE(ia, ka);
+    BP_VSTORE(ib, kb);
+    it->k = BP_VGATHERU(seg_start, ka);
+    it->end = BP_VGATHERU(seg_start, kb);
+}
+
+/* The next step: *on the lanes with a segment in it, seg[] their segments
+ * (segment 0 in the others). 0 when no lane has one left. */
+BP_FN int bp_vseg_next(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
+                       BP_GLOBAL const bp_u32 *seg_list, bp_vseg_iter *it, bp_vi *on,
+                       bp_u32 *seg)
+{
+    while (it->left == 0u) {
+        if (++it->row >= it->rows)
+            return 0;
+        bp_vseg_row(P, seg_start, it);
+        bp_vu d = it->end - it->k; /* a run's length: under 2^31 */
+        it->left = (bp_u32)bp_vhmax(BP_VASI(d));
+    }
+    *on = it->k < it->end;
+    bp_u32 kk[BP_LANES];
+    bp_vu k = BP_VASU(*on) & it->k;
+    BP_VSTORE(k, kk);
+    bp_vu sv = BP_VGATHERU(seg_list, kk);
+    BP_VSTORE(sv, seg);
+    it->k = it->k + BP_VUSPLAT(1u);
+    it->left--;
+    return 1;
+}
+
+/* bp_swept_cells, lane by lane, to begin an iterator for the lanes in on. */
+BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, bp_vf px,
+                           bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+{
+    bp_vseg_begin(it, on, bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw),
+                  bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw),
+                  bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh),
+                  bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh));
+}
+
 /* bp_segments_near, lane by lane: whether the segment grid holds any
- * segment in the cells of each lane's swept box. */
+ * segment in the cells of each lane's swept box. Each lane walks its own
+ * rows (the balls of a group lie anywhere in the world, so the rows of all
+ * lanes together span most of it): row y0 + k in step k, as many steps as
+ * the tallest box has rows. */
 BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
                               bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
-    bp_vi x0 = bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
-    bp_vi x1 = bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
-    bp_vi y0 = bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
-    bp_vi y1 = bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
-    /* Each lane walks its own rows (the balls of a group lie anywhere in
-     * the world, so the rows of all lanes together span most of it):
-     * row y0 + k in step k, as many steps as the tallest box has rows. */
-    bp_vi span = y1 - y0;
-    bp_i32 steps = bp_vhmax(span);
+    bp_vseg_iter it;
+    bp_vswept_cells(P, &it, ~BP_VI0, px, py, Dx, Dy, r);
     bp_vi near_ = BP_VI0;
-    for (bp_i32 k = 0; k <= steps; k++) {
-        bp_vi on = span >= k; /* off: cell 0, read and dropped */
-        bp_vi row = on & ((y0 + k) * P->sgw);
-        bp_i32 ka[BP_LANES], kb[BP_LANES];
-        bp_vi ia = row + (on & (x1 + 1)), ib = row + (on & x0);
-        BP_VSTORE(ia, ka);
-        BP_VSTORE(ib, kb);
-        near_ |= on & (BP_VGATHERU(seg_start, ka) != BP_VGATHERU(seg_start, kb));
+    for (it.row = 0; it.row < it.rows; it.row++) {
+        bp_vseg_row(P, seg_start, &it);
+        near_ |= it.k != it.end;
     }
     return near_;
 }
@@ -2886,59 +2950,6 @@ BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_
  * with the bits bp_move_static gives that ball (physics-lanes-static
  * compares them on random balls near random lines and walls). */
 
-/* The segments listed in a box of segment-grid cells, one per lane and
- * step, in bp_move_static's order: the rows y0..y1, and in each row the
- * cells x0..x1, whose lists are one run of the segment list. */
-typedef struct bp_vseg_iter {
-    bp_vi x0, x1, y0, span; /* each lane's box; span = y1 - y0, -1 for no box */
-    bp_vu k, end;           /* the run of the current row; k the next segment */
-    bp_i32 row, rows;       /* the current row (from each lane's y0), of rows */
-    bp_u32 left;            /* steps left in it: its longest run */
-} bp_vseg_iter;
-
-BP_FN void bp_vseg_begin(bp_vseg_iter *it, bp_vi on, bp_vi x0, bp_vi x1, bp_vi y0, bp_vi y1)
-{
-    it->x0 = x0;
-    it->x1 = x1;
-    it->y0 = y0;
-    it->span = (on & (y1 - y0)) | ~on;
-    it->rows = bp_vhmax(it->span) + 1;
-    it->row = -1;
-    it->left = 0u;
-    it->k = it->end = BP_VUSPLAT(0u);
-}
-
-/* The next step: *on the lanes with a segment in it, seg[] their segments
- * (segment 0 in the others). 0 when no lane has one left. */
-BP_FN int bp_vseg_next(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
-                       BP_GLOBAL const bp_u32 *seg_list, bp_vseg_iter *it, bp_vi *on,
-                       bp_u32 *seg)
-{
-    while (it->left == 0u) {
-        if (++it->row >= it->rows)
-            return 0;
-        bp_vi in = it->span >= it->row; /* off: cell 0, read and dropped */
-        bp_vi row = in & ((it->y0 + it->row) * P->sgw);
-        bp_i32 ka[BP_LANES], kb[BP_LANES];
-        bp_vi ia = row + (in & it->x0), ib = row + (in & (it->x1 + 1));
-        BP_VSTORE(ia, ka);
-        BP_VSTORE(ib, kb);
-        it->k = BP_VGATHERU(seg_start, ka);
-        it->end = BP_VGATHERU(seg_start, kb);
-        bp_vu d = it->end - it->k; /* a run's length: under 2^31 */
-        it->left = (bp_u32)bp_vhmax(BP_VASI(d));
-    }
-    *on = it->k < it->end;
-    bp_u32 kk[BP_LANES];
-    bp_vu k = BP_VASU(*on) & it->k;
-    BP_VSTORE(k, kk);
-    bp_vu sv = BP_VGATHERU(seg_list, kk);
-    BP_VSTORE(sv, seg);
-    it->k = it->k + BP_VUSPLAT(1u);
-    it->left--;
-    return 1;
-}
-
 /* Segment s's end points, lane by lane. */
 BP_FN void bp_vsegment(const bp_block_arrays *A, const bp_u32 *s, bp_vf *ax, bp_vf *ay,
                        bp_vf *bx, bp_vf *by)
@@ -2947,16 +2958,6 @@ BP_FN void bp_vsegment(const bp_block_arrays *A, const bp_u32 *s, bp_vf *ax, bp_
     *ay = BP_VGATHER(A->ly1, s);
     *bx = BP_VGATHER(A->lx2, s);
     *by = BP_VGATHER(A->ly2, s);
-}
-
-/* bp_swept_cells, lane by lane, to begin an iterator for the lanes in on. */
-BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, bp_vf px,
-                           bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
-{
-    bp_vseg_begin(it, on, bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw),
-                  bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw),
-                  bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh),
-                  bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh));
 }
 
 /* bp_segment_closest in lanes. */
