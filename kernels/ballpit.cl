@@ -640,7 +640,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         return;
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
-                         sum, lx1, ly1, lx2, ly2, seg_start, seg_list};
+                         sum, lx1, ly1, lx2, ly2, seg_start, seg_list, 0};
     /* the grid's count arrays: part 0's is cell_start, the others' follow
      * each other in count */
     __global uint *cnt[BP_TEAM_PARTS_MAX];

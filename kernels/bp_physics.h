@@ -2131,6 +2131,7 @@ typedef struct bp_block_arrays {
     BP_GLOBAL float *sum; /* pass 3's sums, pass 4's velocity and displacement: 4 a ball */
     BP_GLOBAL const float *lx1, *ly1, *lx2, *ly2;
     BP_GLOBAL const bp_u32 *seg_start, *seg_list;
+    BP_GLOBAL const bp_u32 *seg_gap; /* bp_seggrid.gap, or 0 (then unused) */
 } bp_block_arrays;
 
 /* The pair list keeps a pair's ball i as i - BP_LI_BASE(i0), of type
@@ -2290,6 +2291,13 @@ BP_FN bp_vi bp_vclamp(bp_vi v, bp_vi lo, bp_vi hi)
 {
     bp_vi under = v < lo, over = v > hi;
     return (under & lo) | (~under & ((over & hi) | (~over & v)));
+}
+
+/* The larger of a and b, lane by lane. */
+BP_FN bp_vi bp_vmaxi(bp_vi a, bp_vi b)
+{
+    bp_vi gt = a > b;
+    return (gt & a) | (~gt & b);
 }
 
 /* Where a block's balls look for neighbours: bp_reach squared and
@@ -2845,29 +2853,57 @@ BP_FN int bp_vseg_next(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_star
     return 1;
 }
 
+/* bp_swept_cells' box of cells, lane by lane: columns b[0]..b[1], rows
+ * b[2]..b[3]. */
+BP_FN void bp_vswept_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy,
+                         bp_vf r, bp_vi b[4])
+{
+    b[0] = bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw);
+    b[1] = bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw);
+    b[2] = bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh);
+    b[3] = bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh);
+}
+
 /* bp_swept_cells, lane by lane, to begin an iterator for the lanes in on. */
 BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, bp_vf px,
                            bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
-    bp_vseg_begin(it, on, bp_vgrid_coord(BP_VMIN(px, px + Dx) - r, P->inv_scell, P->sgw),
-                  bp_vgrid_coord(BP_VMAX(px, px + Dx) + r, P->inv_scell, P->sgw),
-                  bp_vgrid_coord(BP_VMIN(py, py + Dy) - r, P->inv_scell, P->sgh),
-                  bp_vgrid_coord(BP_VMAX(py, py + Dy) + r, P->inv_scell, P->sgh));
+    bp_vi b[4];
+    bp_vswept_box(P, px, py, Dx, Dy, r, b);
+    bp_vseg_begin(it, on, b[0], b[1], b[2], b[3]);
 }
 
 /* bp_segments_near, lane by lane: whether the segment grid holds any
  * segment in the cells of each lane's swept box. Each lane walks its own
  * rows (the balls of a group lie anywhere in the world, so the rows of all
  * lanes together span most of it): row y0 + k in step k, as many steps as
- * the tallest box has rows. */
-BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, BP_GLOBAL const bp_u32 *seg_start,
-                              bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+ * the tallest box has rows. First, where the grid has its gaps, the lanes
+ * whose box lies within the gap of the ball's own cell (the box reaches
+ * no further than k cells from it, and the nearest segment is further)
+ * are found empty with one read, and only the others walk their rows:
+ * most groups of balls, away from the lines, read no row at all. */
+BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
+                              bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
+    bp_vi b[4];
+    bp_vswept_box(P, px, py, Dx, Dy, r, b);
+    bp_vi walk = ~BP_VI0;
+    if (A->seg_gap) {
+        bp_vi cx = bp_vgrid_coord(px, P->inv_scell, P->sgw);
+        bp_vi cy = bp_vgrid_coord(py, P->inv_scell, P->sgh);
+        bp_vi k = bp_vmaxi(bp_vmaxi(cx - b[0], b[1] - cx), bp_vmaxi(cy - b[2], b[3] - cy));
+        bp_i32 c[BP_LANES];
+        bp_vi cell = cy * P->sgw + cx;
+        BP_VSTORE(cell, c);
+        walk = BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
+        if (!BP_VANY(walk))
+            return BP_VI0;
+    }
     bp_vseg_iter it;
-    bp_vswept_cells(P, &it, ~BP_VI0, px, py, Dx, Dy, r);
+    bp_vseg_begin(&it, walk, b[0], b[1], b[2], b[3]);
     bp_vi near_ = BP_VI0;
     for (it.row = 0; it.row < it.rows; it.row++) {
-        bp_vseg_row(P, seg_start, &it);
+        bp_vseg_row(P, A->seg_start, &it);
         near_ |= it.k != it.end;
     }
     return near_;
@@ -3146,7 +3182,7 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     bp_vf Dx = qx + ux * h, Dy = qy + uy * h;
     bp_vi lines = BP_VI0;
     if (P->nlines > 0u) {
-        lines = on & bp_vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri);
+        lines = on & bp_vsegments_near(P, A, px, py, Dx, Dy, ri);
         if (BP_VANY(lines))
             lines = bp_vsegments_touch(P, A, lines, px, py, Dx, Dy, ri);
     }
@@ -3254,7 +3290,7 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_vf Dx = cx + ux * h, Dy = cy + uy * h;
         bp_vi slow = BP_VI0;
         if (P->nlines > 0u)
-            slow = bp_vsegments_near(P, A->seg_start, px, py, Dx, Dy, ri);
+            slow = bp_vsegments_near(P, A, px, py, Dx, Dy, ri);
         /* bp_sweep_box from no hit */
         bp_vf best = BP_VSPLAT(BP_NO_HIT);
         bp_vf t = BP_VSEL(Dx < zero, BP_VMAX(px - ri, zero) / -Dx,

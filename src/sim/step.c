@@ -89,6 +89,7 @@ void bp_seggrid_free(bp_seggrid *sg)
 {
     free(sg->start);
     free(sg->list);
+    free(sg->gap);
     memset(sg, 0, sizeof *sg);
 }
 
@@ -136,6 +137,29 @@ static void fill_cell(bp_seggrid *sg, uint32_t c, uint32_t seg)
     sg->list[sg->start[c]++] = seg;
 }
 
+/* gap[] from start[]: the chessboard distance transform in two sweeps,
+ * each taking the four neighbours it has already visited (the cell to the
+ * left and three in the row above, then their mirror images). */
+static void seggrid_gaps(bp_seggrid *sg)
+{
+    static const int nb[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+    const int gw = sg->gw, gh = sg->gh;
+    uint32_t *g = sg->gap;
+    for (uint32_t c = 0; c < sg->ncells; c++)
+        g[c] = sg->start[c + 1] != sg->start[c] ? 0u : BP_SEG_GAP_MAX;
+    for (int pass = 0; pass < 2; pass++) {
+        const int s = pass == 0 ? 1 : -1;
+        for (int k = 0; k < gw * gh; k++) {
+            const int c = pass == 0 ? k : gw * gh - 1 - k, x = c % gw, y = c / gw;
+            for (int j = 0; j < 4; j++) {
+                int nx = x + s * nb[j][0], ny = y + s * nb[j][1];
+                if (nx >= 0 && nx < gw && ny >= 0 && ny < gh && g[ny * gw + nx] + 1u < g[c])
+                    g[c] = g[ny * gw + nx] + 1u;
+            }
+        }
+    }
+}
+
 int bp_seggrid_build(bp_seggrid *sg, const bp_world *w)
 {
     /* 32 px cells, or fewer cells in a huge world (at most 1 Mi cells). */
@@ -152,6 +176,10 @@ int bp_seggrid_build(bp_seggrid *sg, const bp_world *w)
         if (!n)
             return -1;
         sg->start = n;
+        uint32_t *g = realloc(sg->gap, (sg->ncells + 1) * sizeof *g);
+        if (!g)
+            return -1;
+        sg->gap = g;
         sg->cap_cells = sg->ncells + 1;
     }
     memset(sg->start, 0, (sg->ncells + 1) * sizeof *sg->start);
@@ -175,5 +203,6 @@ int bp_seggrid_build(bp_seggrid *sg, const bp_world *w)
     for (uint32_t c = sg->ncells; c > 0; c--)
         sg->start[c] = sg->start[c - 1];
     sg->start[0] = 0;
+    seggrid_gaps(sg);
     return 0;
 }

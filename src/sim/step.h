@@ -30,9 +30,16 @@
 #define BP_GRID_CELLS_PER_BALL 0.3
 #define BP_GRID_MIN_CELLS 2048u
 
+/* bp_seggrid.gap where no cell of the grid holds a segment. */
+#define BP_SEG_GAP_MAX 0x7fffffffu
+
 typedef struct bp_seggrid {
     uint32_t *start;  /* ncells + 1 offsets into list */
     uint32_t *list;   /* segment indices, ascending within each cell */
+    uint32_t *gap;    /* per cell: chessboard distance in cells to the nearest
+                       * cell with a segment (0 there; BP_SEG_GAP_MAX when none
+                       * is nearer), so a box of cells within that distance of
+                       * the cell holds no segment */
     uint32_t ncells, nlist;
     uint32_t cap_cells, cap_list;
     float cell;

@@ -201,6 +201,7 @@ static bp_block_arrays block_arrays(const bp_world *w, const bp_seggrid *sg, con
     A.ly2 = w->ly2;
     A.seg_start = sg->start;
     A.seg_list = sg->list;
+    A.seg_gap = sg->gap; /* bp_block_move's runs clear it for one of their two */
     return A;
 }
 
@@ -322,22 +323,28 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
     }
 
     /* bp_block_move over ranges of every size (a block, more, a few balls,
-     * a range not starting at a block's first ball) */
-    arrays_copy(&lanes, &in, n);
-    memset(split, 0, n);
-    static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095};
-    for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
-        bp_block_move(&P, &AL, cuts[c], cuts[c + 1]);
-    bp_block_move(&P, &AL, 4095, n);
-    for (uint32_t b = 0; b < n; b++) {
-        ENSURE(split[b] == ncontact[b]);
-        if (!bp_test_same_bits(lanes.x[b], one.x[b]) || !bp_test_same_bits(lanes.y[b], one.y[b]) ||
-            !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
-            !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
-            printf("bp_block_move: ball %u: (%.9g, %.9g) v (%.9g, %.9g), want (%.9g, %.9g) v "
-                   "(%.9g, %.9g)\n", b, lanes.x[b], lanes.y[b], lanes.vx[b], lanes.vy[b],
-                   one.x[b], one.y[b], one.vx[b], one.vy[b]);
-            ENSURE(0);
+     * a range not starting at a block's first ball), with the segment
+     * grid's gaps and without */
+    for (int gap = 0; gap < 2; gap++) {
+        arrays_copy(&lanes, &in, n);
+        memset(split, 0, n);
+        AL.seg_gap = gap ? sg.gap : NULL;
+        static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095};
+        for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
+            bp_block_move(&P, &AL, cuts[c], cuts[c + 1]);
+        bp_block_move(&P, &AL, 4095, n);
+        for (uint32_t b = 0; b < n; b++) {
+            ENSURE(split[b] == ncontact[b]);
+            if (!bp_test_same_bits(lanes.x[b], one.x[b]) ||
+                !bp_test_same_bits(lanes.y[b], one.y[b]) ||
+                !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
+                !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
+                printf("bp_block_move (%s gaps): ball %u: (%.9g, %.9g) v (%.9g, %.9g), want "
+                       "(%.9g, %.9g) v (%.9g, %.9g)\n", gap ? "with" : "without", b, lanes.x[b],
+                       lanes.y[b], lanes.vx[b], lanes.vy[b], one.x[b], one.y[b], one.vx[b],
+                       one.vy[b]);
+                ENSURE(0);
+            }
         }
     }
 
@@ -375,8 +382,50 @@ static int lanes_match_move_static(void)
     return 0;
 }
 
+/* The segment grid's gaps (bp_seggrid.gap, which let bp_block_move skip
+ * the walk of a ball's cells) are the chessboard distance, in cells, from
+ * each cell to the nearest that lists a segment, or BP_SEG_GAP_MAX where
+ * none does: checked against every pair of cells, in the worlds above. */
+static int segment_gaps_exact(void)
+{
+    long near_max = 0, cells = 0;
+    for (int world = 0; world < 24; world++) {
+        float W = world % 3 == 0 ? 400.0f : world % 3 == 1 ? 1280.0f : 3000.0f;
+        float H = world % 3 == 0 ? 300.0f : world % 3 == 1 ? 720.0f : 900.0f;
+        int nl = world % 4 == 0 ? 0 : world % 4 == 1 ? 1 + world / 8 : world % 4 == 2 ? 6 : 60;
+        bp_world *w = static_world(W, H, nl, 0.0f);
+        ENSURE(w != NULL);
+        bp_seggrid sg = {0};
+        ENSURE(bp_seggrid_build(&sg, w) == 0);
+        const int gw = sg.gw, gh = sg.gh;
+        for (int c = 0; c < gw * gh; c++) {
+            uint32_t want = BP_SEG_GAP_MAX;
+            for (int o = 0; o < gw * gh; o++) {
+                if (sg.start[o + 1] == sg.start[o])
+                    continue;
+                int dx = abs(o % gw - c % gw), dy = abs(o / gw - c / gw);
+                uint32_t d = (uint32_t)(dx > dy ? dx : dy);
+                want = d < want ? d : want;
+            }
+            if (sg.gap[c] != want) {
+                printf("world %d (%d lines): cell (%d, %d) has gap %u, want %u\n", world, nl,
+                       c % gw, c / gw, sg.gap[c], want);
+                ENSURE(sg.gap[c] == want);
+            }
+            near_max += want != BP_SEG_GAP_MAX && want > 3u;
+            cells++;
+        }
+        bp_seggrid_free(&sg);
+        bp_world_destroy(w);
+    }
+    printf("  %ld cells, %ld of them more than 3 cells from a segment\n", cells, near_max);
+    ENSURE(near_max > 1000); /* the sweeps carried distances far */
+    return 0;
+}
+
 static const bp_test tests[] = {
     BP_TEST(lanes_match_move_static),
+    BP_TEST(segment_gaps_exact),
 };
 
 #if BP_LANES > 4
