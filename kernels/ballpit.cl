@@ -633,14 +633,15 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global int *best, __global float *sum, __global const float *lx1,
                          __global const float *ly1, __global const float *lx2,
                          __global const float *ly2, __global const uint *seg_start,
-                         __global const uint *seg_list, __global uint *count)
+                         __global const uint *seg_list, __global const uint *seg_gap,
+                         __global uint *count)
 {
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
     if (!bp_team_start(&t))
         return;
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
-                         sum, lx1, ly1, lx2, ly2, seg_start, seg_list, 0};
+                         sum, lx1, ly1, lx2, ly2, seg_start, seg_list, seg_gap};
     /* the grid's count arrays: part 0's is cell_start, the others' follow
      * each other in count */
     __global uint *cnt[BP_TEAM_PARTS_MAX];

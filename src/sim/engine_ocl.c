@@ -80,8 +80,8 @@ enum {
     B_SPOS, B_BEST, B_V2, B_BX, B_BY, B_BVX, B_BVY, B_SPLIT, B_NCONTACT,
     /* per cell, per cell + 1, per scan block (two) */
     B_COUNT, B_LOCAL, B_START, B_BLOCK, B_BLOCK_V2MAX,
-    /* lines, segment grid cells + 1, segment grid list */
-    B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST,
+    /* lines, segment grid cells + 1, segment grid list, its cells' gaps */
+    B_LX1, B_LY1, B_LX2, B_LY2, B_SEG_START, B_SEG_LIST, B_SEG_GAP,
     /* one float; the team's counters and its grid's count arrays (bp_k_steps) */
     B_V2MAX, B_SYNC, B_TEAM_COUNT,
     B_NUM
@@ -101,6 +101,7 @@ typedef struct ocl_engine {
     size_t bytes[B_NUM];        /* and bytes */
     size_t local;               /* per-ball local size */
     int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
+    int gaps;                   /* bp_k_steps reads the segment grid's gaps (0: walks) */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
     size_t groups;              /* its work-groups, one work-item each */
     cl_uint chunk;              /* balls a group takes at a time */
@@ -488,7 +489,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         if (reserve(o, b, w->nlines, f, err, errlen))
             return -1;
     if (reserve(o, B_SEG_START, (size_t)o->sg.ncells + 1, u, err, errlen) ||
-        reserve(o, B_SEG_LIST, o->sg.nlist, u, err, errlen))
+        reserve(o, B_SEG_LIST, o->sg.nlist, u, err, errlen) ||
+        reserve(o, B_SEG_GAP, (size_t)o->sg.ncells + 1, u, err, errlen))
         return -1;
 
     /* Upload. The parallel grid build's counts start at zero; afterwards
@@ -525,6 +527,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
               write_buf(o, B_SEG_START, ((size_t)o->sg.ncells + 1) * u, o->sg.start, err,
                         errlen) ||
               write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen) ||
+              write_buf(o, B_SEG_GAP, (size_t)o->sg.ncells * u, o->sg.gap, err, errlen) ||
               write_buf(o, B_SYNC, SYNC_WORDS(o->groups) * u, sync, err, errlen);
     /* Wait even when an enqueue failed: earlier writes may still read
      * `zeros`, `sync` and the world's arrays. */
@@ -646,13 +649,16 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
                                      B_SPOS,   B_BEST, B_SUM,
                                      B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
-                                     B_SEG_LIST, B_TEAM_COUNT};
+                                     B_SEG_LIST, B_SEG_GAP, B_TEAM_COUNT};
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
     a |= set_arg(o, K_STEPS, 4, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_STEPS, 5, sizeof o->chunk, &o->chunk, err, errlen);
     a |= set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen);
     a |= set_arg(o, K_STEPS, 7, sizeof parts, &parts, err, errlen);
     a |= SET_MEMS(o, K_STEPS, 8, steps_bufs, err, errlen);
+    for (cl_uint k = 0; !o->gaps && k < sizeof steps_bufs / sizeof *steps_bufs; k++)
+        if (steps_bufs[k] == B_SEG_GAP) /* a null pointer: every ball's cells walked */
+            a |= set_arg(o, K_STEPS, 8 + k, sizeof(cl_mem), NULL, err, errlen);
     if (a) {
         o->attached = 0;
         return -1;
@@ -1073,6 +1079,12 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
      * group takes at a time (tests, tuning). */
     o->team = (d.type & CL_DEVICE_TYPE_CPU) != 0;
     if (env_choice("BALLPIT_OCL_SYNC", "spin", "kernels", &o->team, err, errlen))
+        goto fail;
+    /* BALLPIT_OCL_SEGGAP=0: bp_k_steps' static pass walks the segment
+     * cells of every ball's box, not first reading its cell's gap (the
+     * same bits; for A/B runs) */
+    o->gaps = 1;
+    if (env_choice("BALLPIT_OCL_SEGGAP", "1", "0", &o->gaps, err, errlen))
         goto fail;
     /* Seen on an NVIDIA H100: with two or more groups the bits differ from
      * the separate kernels'. OpenCL 1.2 promises no group sees another's
