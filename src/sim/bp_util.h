@@ -12,6 +12,12 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* A setting of two words from the environment variable `name`: *flag = 1
+ * for `one`, 0 for `zero`, unchanged when unset or empty. Any other value
+ * is refused, -1 with "<who>NAME=VALUE is not ONE or ZERO" in err. */
+int bp_env_choice(const char *who, const char *name, const char *one, const char *zero,
+                  int *flag, char *err, size_t errlen);
+
 /* Seconds from a monotonic clock. */
 double bp_now(void);
 

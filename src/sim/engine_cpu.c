@@ -39,7 +39,7 @@ typedef struct cpu_engine {
     bp_step_params P;       /* set at attach: grid and constants */
     const bp_block_passes *blocks; /* passes 1, 3-5 in blocks (cpu_blocks.c), or NULL */
     int twice;              /* pass 3 by blocks of balls, each pair evaluated for both */
-    int no_gap;             /* the segment grid's gaps not used (BALLPIT_CPU_SEGGAP=0) */
+    int gaps;               /* pass 5 reads the segment grid's gaps (BALLPIT_CPU_SEGGAP) */
     double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
 } cpu_engine;
@@ -197,7 +197,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const bp_block_passes *B = c->blocks;
     bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
                          c->best, c->ncontact, c->scratch, lx1, ly1, lx2, ly2, seg_start,
-                         seg_list, c->no_gap ? NULL : c->sg.gap};
+                         seg_list, c->gaps ? c->sg.gap : NULL};
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
     if (B) {
         /* One team for all the sub-steps: each pass a worksharing loop
@@ -458,29 +458,14 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
         }
     }
     /* BALLPIT_CPU_PAIRS=twice: pass 3 as bp_block_contacts, each pair
-     * evaluated for both its balls (the same bits; for A/B runs) */
-    const char *pairs = getenv("BALLPIT_CPU_PAIRS");
-    if (pairs && *pairs) {
-        if (strcmp(pairs, "twice") == 0) {
-            c->twice = 1;
-        } else if (strcmp(pairs, "once") != 0) {
-            bp_fail(err, errlen, "BALLPIT_CPU_PAIRS=%s is not once or twice", pairs);
-            free(c);
-            return NULL;
-        }
-    }
-    /* BALLPIT_CPU_SEGGAP=0: pass 5 walks the segment cells of every
-     * ball's box, not first reading the gap of its cell (the same bits;
-     * for A/B runs) */
-    const char *gap = getenv("BALLPIT_CPU_SEGGAP");
-    if (gap && *gap) {
-        if (strcmp(gap, "0") == 0) {
-            c->no_gap = 1;
-        } else if (strcmp(gap, "1") != 0) {
-            bp_fail(err, errlen, "BALLPIT_CPU_SEGGAP=%s is not 0 or 1", gap);
-            free(c);
-            return NULL;
-        }
+     * evaluated for both its balls; BALLPIT_CPU_SEGGAP=0: pass 5 walks the
+     * segment cells of every ball's box, not first reading the gap of its
+     * cell (the same bits either way; for A/B runs) */
+    c->gaps = 1;
+    if (bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
+        bp_env_choice("", "BALLPIT_CPU_SEGGAP", "1", "0", &c->gaps, err, errlen)) {
+        free(c);
+        return NULL;
     }
     snprintf(c->base.device, sizeof c->base.device, "%d thread%s, %d lane%s", t,
              t == 1 ? "" : "s", c->blocks ? c->blocks->lanes : 1, c->blocks ? "s" : "");

@@ -292,17 +292,11 @@ static int env_count(const char *name, unsigned long lo, unsigned long hi, unsig
     return 0;
 }
 
-/* One of two words: *flag = 1 for `one`, 0 for `zero`. */
+/* One of two words (bp_env_choice), refused as "OpenCL: NAME=VALUE ...". */
 static int env_choice(const char *name, const char *one, const char *zero, int *flag, char *err,
                       size_t errlen)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    if (strcmp(v, one) != 0 && strcmp(v, zero) != 0)
-        return bp_fail(err, errlen, "OpenCL: %s=%s is not %s or %s", name, v, one, zero);
-    *flag = strcmp(v, one) == 0;
-    return 0;
+    return bp_env_choice("OpenCL: ", name, one, zero, flag, err, errlen);
 }
 
 static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t errlen)

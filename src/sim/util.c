@@ -2,6 +2,8 @@
 #include "engine_impl.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int bp_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -13,6 +15,18 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
         va_end(ap);
     }
     return -1;
+}
+
+int bp_env_choice(const char *who, const char *name, const char *one, const char *zero,
+                  int *flag, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    if (strcmp(v, one) != 0 && strcmp(v, zero) != 0)
+        return bp_fail(err, errlen, "%s%s=%s is not %s or %s", who, name, v, one, zero);
+    *flag = strcmp(v, one) == 0;
+    return 0;
 }
 
 int bp_cmp_double(const void *a, const void *b)

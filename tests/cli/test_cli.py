@@ -247,6 +247,20 @@ def test_opencl_unusable_exits_3():
     one_error_line(rc, out, err, 3)
 
 
+def test_bad_engine_settings():
+    # The CPU engine's A/B switches refuse a value out of place in one line
+    # naming the variable and the value; a good one changes nothing visible.
+    for var, bad, good in [("BALLPIT_CPU_LANES", "3", "1"),
+                           ("BALLPIT_CPU_PAIRS", "thrice", "twice"),
+                           ("BALLPIT_CPU_SEGGAP", "2", "0")]:
+        env = dict(os.environ, **{var: bad})
+        rc, out, err = run(["--headless", "rain", "--frames", "1", "--stats"], env=env)
+        one_error_line(rc, out, err, 1, "cpu engine", "%s=%s" % (var, bad))
+        env = dict(os.environ, **{var: good})
+        rc, out, err = run(["--headless", "rain", "--frames", "1", "--stats"], env=env)
+        check(rc == 0 and json.loads(out)["balls"] > 1000, "%s=%s: rc %d %r" % (var, good, rc, err))
+
+
 def test_bench_quick():
     js = os.path.join(TMP, "bench.json")
     rc, out, err = run(["--bench", "--backend", "cpu", "--bench-sizes", "300",
