@@ -221,12 +221,16 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * 0.94-0.96 of the frame time against one block at a time */
         int ch = nb / (4 * team);
         ch = ch < 1 ? 1 : ch > 4 ? 4 : ch;
-        for (uint32_t s = 0; s < nsub; s++) {
+        /* Barriers (each worksharing loop's end, each single without
+         * nowait) only where a pass reads what another thread wrote: the
+         * clock's singles wait for no one, and the last single of a
+         * sub-step starts the next one's clock and clears its maximum. */
 #pragma omp single
-            {
-                t0 = bp_now();
-                v2max = 0.0f;
-            }
+        {
+            t0 = bp_now();
+            v2max = 0.0f;
+        }
+        for (uint32_t s = 0; s < nsub; s++) {
             if (par) {
                 /* a partition per thread (the same thread in both loops:
                  * static loops of one length), the counting of its balls
@@ -271,7 +275,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                     bp_grid_position((bp_u32)k, c->sorted, x, y, c->spos, P.ystride);
             }
             float vmax = sqrtf(v2max);
-#pragma omp single
+#pragma omp single nowait
             t2 = bp_now();
             if (c->twice) {
 #pragma omp for schedule(dynamic, ch)
@@ -302,7 +306,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp for schedule(static)
             for (int b = 0; b < nb; b++)
                 B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
-#pragma omp single
+#pragma omp single nowait
             t3 = bp_now();
             if (team == 1 || team > ONCE_TEAM) {
 #pragma omp for schedule(dynamic, ch)
@@ -333,6 +337,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 T.grid += t2 - t1 + tcount;
                 T.ball_contacts += t3 - t2;
                 T.static_contacts += t4 - t3;
+                t0 = t4;
+                v2max = 0.0f;
             }
         }
         }
