@@ -716,6 +716,43 @@ BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 nc
     cnt[0][ncells] = n;
 }
 
+#if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
+/* bp_grid_offsets 16 cells at a time (the CPU engine's AVX-512 build): the
+ * 16 cells' totals over the parts, their running sum across the lanes
+ * (adds of the lanes shifted by 1, 2, 4 and 8) on the last group's, then
+ * each part's ends from it: the same words as bp_grid_offsets, whose
+ * chain of one add a word took 17 us a sub-step on the 50k worlds' 15,000
+ * cells (the grid's only serial loop). */
+BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+{
+    const __m512i zero = _mm512_setzero_si512(), last = _mm512_set1_epi32(15);
+    __m512i carry = zero; /* the words before this group's cells, in every lane */
+    bp_u32 c = 0u;
+    for (; c + 16u <= ncells; c += 16u) {
+        __m512i tot = zero;
+        for (bp_u32 u = 0u; u < parts; u++)
+            tot = _mm512_add_epi32(tot, _mm512_loadu_si512((const void *)(cnt[u] + c)));
+        __m512i x = _mm512_add_epi32(tot, _mm512_alignr_epi32(tot, zero, 15));
+        x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 14));
+        x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 12));
+        x = _mm512_add_epi32(x, _mm512_alignr_epi32(x, zero, 8));
+        __m512i run = _mm512_add_epi32(carry, _mm512_sub_epi32(x, tot));
+        for (bp_u32 u = 0u; u < parts; u++) {
+            run = _mm512_add_epi32(run, _mm512_loadu_si512((const void *)(cnt[u] + c)));
+            _mm512_storeu_si512((void *)(cnt[u] + c), run);
+        }
+        carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, x));
+    }
+    bp_u32 run = (bp_u32)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry));
+    for (; c < ncells; c++)
+        for (bp_u32 u = 0u; u < parts; u++) {
+            run += cnt[u][c];
+            cnt[u][c] = run;
+        }
+    cnt[0][ncells] = n;
+}
+#endif
+
 /* Balls i0..i1-1 (a part) put into their cells from the back, with their
  * positions in grid order (bp_grid_position's spos, from x and y read in
  * order rather than gathered through sorted): cnt ends as where this

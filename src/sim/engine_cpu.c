@@ -250,7 +250,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp single
                 {
                     t1 = bp_now();
-                    bp_grid_offsets(cnt, (uint32_t)team, ncells, (uint32_t)n);
+                    B->offsets(cnt, (uint32_t)team, ncells, (uint32_t)n);
                 }
 #pragma omp for schedule(static)
                 for (int u = 0; u < team; u++) {

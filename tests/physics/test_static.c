@@ -15,6 +15,9 @@
  * must be untouched, and the cases must really occur: bounces off lines'
  * bodies and end points, walls, pushouts, friction.
  *
+ * Also the grid build's offsets as the same width's CPU engine sums them
+ * (grid_offsets_exact: a scan across the lanes in the AVX-512 build).
+ *
  * Built for 4 lanes (any x86-64) and, where the compiler can, 8 (AVX2) and
  * 16 (AVX-512) as the CPU engine's wide builds; those skip where the
  * processor lacks the instructions.
@@ -423,9 +426,61 @@ static int segment_gaps_exact(void)
     return 0;
 }
 
+/* The grid build's offsets (each part's end in each cell, cells in order
+ * and parts in order within a cell) as this width's CPU engine sums them
+ * (bp_grid_offsets_lanes in the AVX-512 build, a scan across 16 lanes),
+ * against the definition summed one word at a time: parts 1 to 8, cell
+ * counts around the lanes' multiples, empty, sparse and crowded cells. */
+static int grid_offsets_exact(void)
+{
+    static const uint32_t sizes[] = {1, 7, 15, 16, 17, 31, 32, 33, 255, 4096, 15003};
+    static uint32_t counts[8][15003 + 1], want[8][15003 + 1];
+    long checked = 0;
+    for (uint32_t parts = 1; parts <= 8; parts++) {
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            uint32_t ncells = sizes[z], n = 0;
+            uint32_t *cnt[8];
+            for (uint32_t u = 0; u < parts; u++) {
+                cnt[u] = counts[u];
+                for (uint32_t c = 0; c < ncells; c++) {
+                    float k = frand(0.0f, 1.0f);
+                    counts[u][c] = k < 0.5f ? 0u : k < 0.95f ? (uint32_t)frand(1.0f, 6.0f)
+                                                          : (uint32_t)frand(6.0f, 3000.0f);
+                    n += counts[u][c];
+                }
+            }
+            uint32_t run = 0;
+            for (uint32_t c = 0; c < ncells; c++)
+                for (uint32_t u = 0; u < parts; u++) {
+                    run += counts[u][c];
+                    want[u][c] = run;
+                }
+#if BP_LANES == 16
+            bp_grid_offsets_lanes(cnt, parts, ncells, n);
+#else
+            bp_grid_offsets(cnt, parts, ncells, n);
+#endif
+            ENSURE(run == n);
+            ENSURE(counts[0][ncells] == n);
+            for (uint32_t u = 0; u < parts; u++)
+                for (uint32_t c = 0; c < ncells; c++) {
+                    if (counts[u][c] != want[u][c]) {
+                        printf("  parts %u, %u cells: part %u cell %u is %u, not %u\n", parts,
+                               ncells, u, c, counts[u][c], want[u][c]);
+                        return 1;
+                    }
+                    checked++;
+                }
+        }
+    }
+    printf("  %ld offsets checked (%d lanes)\n", checked, BP_LANES);
+    return 0;
+}
+
 static const bp_test tests[] = {
     BP_TEST(lanes_match_move_static),
     BP_TEST(segment_gaps_exact),
+    BP_TEST(grid_offsets_exact),
 };
 
 #if BP_LANES > 4
