@@ -716,6 +716,44 @@ BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 nc
     cnt[0][ncells] = n;
 }
 
+#if BP_LANES == 16 && defined(__OPENCL_VERSION__)
+/* bp_grid_offsets 16 cells at a time, as the CPU engine's below (PoCL's
+ * one-launch step on AVX-512: one group sums them while the others wait):
+ * the lanes shifted by shuffles with constant masks. The same words. */
+BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells,
+                                 bp_u32 n)
+{
+    const uint16 zero = (uint16)(0u);
+    uint16 carry = zero; /* the words before this group's cells, in every lane */
+    bp_u32 c = 0u;
+    for (; c + 16u <= ncells; c += 16u) {
+        uint16 tot = zero;
+        for (bp_u32 u = 0u; u < parts; u++)
+            tot += vload16(0, cnt[u] + c);
+        uint16 x = tot + shuffle2(zero, tot, (uint16)(0u, 16u, 17u, 18u, 19u, 20u, 21u, 22u, 23u,
+                                                      24u, 25u, 26u, 27u, 28u, 29u, 30u));
+        x += shuffle2(zero, x, (uint16)(0u, 1u, 16u, 17u, 18u, 19u, 20u, 21u, 22u, 23u, 24u, 25u,
+                                        26u, 27u, 28u, 29u));
+        x += shuffle2(zero, x, (uint16)(0u, 1u, 2u, 3u, 16u, 17u, 18u, 19u, 20u, 21u, 22u, 23u,
+                                        24u, 25u, 26u, 27u));
+        x += shuffle2(zero, x, (uint16)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 16u, 17u, 18u, 19u, 20u,
+                                        21u, 22u, 23u));
+        uint16 run = carry + (x - tot);
+        for (bp_u32 u = 0u; u < parts; u++) {
+            run += vload16(0, cnt[u] + c);
+            vstore16(run, 0, cnt[u] + c);
+        }
+        carry += (uint16)(x.sf);
+    }
+    bp_u32 run = carry.s0;
+    for (; c < ncells; c++)
+        for (bp_u32 u = 0u; u < parts; u++) {
+            run += cnt[u][c];
+            cnt[u][c] = run;
+        }
+    cnt[0][ncells] = n;
+}
+#endif
 #if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
 /* bp_grid_offsets 16 cells at a time (the CPU engine's AVX-512 build): the
  * 16 cells' totals over the parts, their running sum across the lanes
