@@ -704,16 +704,23 @@ BP_FN void bp_grid_count(BP_GLOBAL const bp_u32 *cell, bp_u32 i0, bp_u32 i1,
 
 /* The counts of `parts` parts become where each part's run of each cell
  * ends (cells in order, parts in order within a cell); cnt[0] is the
- * grid's start[] (ncells + 1 words), whose last word becomes n. */
-BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+ * grid's start[] (ncells + 1 words), whose last word becomes n. _from:
+ * from cell c on, run words coming before it (the lanes' forms below end
+ * with it). */
+BP_FN void bp_grid_offsets_from(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
+                                bp_u32 ncells, bp_u32 n, bp_u32 run)
 {
-    bp_u32 run = 0u;
-    for (bp_u32 c = 0u; c < ncells; c++)
+    for (; c < ncells; c++)
         for (bp_u32 u = 0u; u < parts; u++) {
             run += cnt[u][c];
             cnt[u][c] = run;
         }
     cnt[0][ncells] = n;
+}
+
+BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+{
+    bp_grid_offsets_from(cnt, parts, 0u, ncells, n, 0u);
 }
 
 #if BP_LANES == 16 && defined(__OPENCL_VERSION__)
@@ -745,13 +752,7 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
         }
         carry += (uint16)(x.sf);
     }
-    bp_u32 run = carry.s0;
-    for (; c < ncells; c++)
-        for (bp_u32 u = 0u; u < parts; u++) {
-            run += cnt[u][c];
-            cnt[u][c] = run;
-        }
-    cnt[0][ncells] = n;
+    bp_grid_offsets_from(cnt, parts, c, ncells, n, carry.s0); /* the last cells */
 }
 #endif
 #if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
@@ -781,13 +782,8 @@ BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells
         }
         carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, x));
     }
-    bp_u32 run = (bp_u32)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry));
-    for (; c < ncells; c++)
-        for (bp_u32 u = 0u; u < parts; u++) {
-            run += cnt[u][c];
-            cnt[u][c] = run;
-        }
-    cnt[0][ncells] = n;
+    bp_grid_offsets_from(cnt, parts, c, ncells, n,
+                         (bp_u32)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry)));
 }
 #endif
 
