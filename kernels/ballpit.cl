@@ -661,13 +661,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_grid_count(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
                               cnt[u], ncells);
         } else if (p == BP_TP_OFFSETS) {
-            if (t.g == 0u) {
-#if BP_LANES == 16
+            if (t.g == 0u)
                 bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
-#else
-                bp_grid_offsets(cnt, parts, ncells, P.n);
-#endif
-            }
 #ifdef BP_TEAM_CLOCK
             if (t.g == 0u && t.G == slots)
                 bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);

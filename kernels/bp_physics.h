@@ -754,8 +754,7 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
     }
     bp_grid_offsets_from(cnt, parts, c, ncells, n, carry.s0); /* the last cells */
 }
-#endif
-#if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
+#elif BP_LANES == 16
 /* bp_grid_offsets 16 cells at a time (the CPU engine's AVX-512 build): the
  * 16 cells' totals over the parts, their running sum across the lanes
  * (adds of the lanes shifted by 1, 2, 4 and 8) on the last group's, then
@@ -784,6 +783,13 @@ BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells
     }
     bp_grid_offsets_from(cnt, parts, c, ncells, n,
                          (bp_u32)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry)));
+}
+#else
+/* The widths with no scan across their lanes: one word at a time. */
+BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells,
+                                 bp_u32 n)
+{
+    bp_grid_offsets(cnt, parts, ncells, n);
 }
 #endif
 

@@ -455,11 +455,7 @@ static int grid_offsets_exact(void)
                     run += counts[u][c];
                     want[u][c] = run;
                 }
-#if BP_LANES == 16
             bp_grid_offsets_lanes(cnt, parts, ncells, n);
-#else
-            bp_grid_offsets(cnt, parts, ncells, n);
-#endif
             ENSURE(run == n);
             ENSURE(counts[0][ncells] == n);
             for (uint32_t u = 0; u < parts; u++)
