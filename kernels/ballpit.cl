@@ -20,10 +20,11 @@
  *                       the largest speed^2 of a share of the balls
  *     bp_k_scan_top     one work-group: prefix of the block totals, and
  *                       the largest speed^2 over the blocks
- *     bp_k_scatter      per ball: sorted[cell start + slot] = i
- *     bp_k_cell_sort    per cell: final cell_start[], and the cell's short
- *                       list sorted by ball index, because the atomic
- *                       slots come in any order
+ *     bp_k_scatter      per ball: tmp[cell start + slot] = i (best[] is
+ *                       free until pass 3)
+ *     bp_k_rank         per ball: its rank by index in its cell's run
+ *                       (the atomic slots come in any order) into sorted[]
+ *                       and spos[]; per cell: the final cell_start[]
  *   either way sorted[] is then exactly the CPU's counting sort (cells
  *   ascending, ties by ball index)
  *   bp_k_contacts     per ball: bp_contacts (the walk over the neighbours)
@@ -195,44 +196,72 @@ static uint bp_cell_begin(uint c, __global const uint *cell_local,
     return cell_local[c] + block_prefix[c / BP_SCAN_BLOCK];
 }
 
-/* Pass 2c: every ball into its cell's run at the slot atomic_inc gave it. */
+/* Pass 2c: every ball into its cell's run in tmp at the slot atomic_inc
+ * gave it (runs in any order; bp_k_rank orders them). */
 __kernel void bp_k_scatter(const uint n, __global const uint *cell, __global const uint *slot,
                            __global const uint *cell_local, __global const uint *block_prefix,
-                           __global uint *sorted)
+                           __global uint *tmp)
 {
     uint i = get_global_id(0);
     if (i >= n)
         return;
     uint c = cell[i];
-    sorted[bp_cell_begin(c, cell_local, block_prefix) + slot[i]] = i;
+    tmp[bp_cell_begin(c, cell_local, block_prefix) + slot[i]] = i;
 }
 
-/* Pass 2d: cell_start[c] for the passes of bp_physics.h, and the cell's run
- * put in ascending ball order (insertion sort: runs are a few balls long). */
-__kernel void bp_k_cell_sort(const uint ncells, const uint n, __global const uint *cell_local,
-                             __global const uint *block_prefix, __global uint *cell_start,
-                             __global uint *sorted, __global const float *x,
-                             __global const float *y, __global float *spos, const uint ystride)
+/* Pass 2d: work-item g writes cell_start[g] for g <= ncells, and puts
+ * ball g (g < n) at its place in its cell's run: the cell's start plus
+ * the number of balls of the cell with a lower index, counted in the run
+ * bp_k_scatter wrote into tmp in atomic_inc's order. So each run is in
+ * ascending ball order, as the CPU's counting sort leaves it, and the
+ * ball's position goes into spos. (A loop per cell that sorted its run
+ * in place took 3x as long on an H100: docs/benchmarks.md.) */
+__kernel void bp_k_rank(const uint ncells, const uint n, __global const uint *cell,
+                        __global const uint *cell_local, __global const uint *block_prefix,
+                        __global const uint *tmp, __global uint *cell_start,
+                        __global uint *sorted, __global const float *x,
+                        __global const float *y, __global float *spos, const uint ystride)
 {
-    uint c = get_global_id(0);
-    if (c >= ncells)
+    uint g = get_global_id(0);
+    if (g < ncells)
+        cell_start[g] = bp_cell_begin(g, cell_local, block_prefix);
+    else if (g == ncells)
+        cell_start[ncells] = n;
+    if (g >= n)
         return;
+    uint c = cell[g];
     uint b = bp_cell_begin(c, cell_local, block_prefix);
     uint e = c + 1u < ncells ? bp_cell_begin(c + 1u, cell_local, block_prefix) : n;
-    cell_start[c] = b;
-    if (c + 1u == ncells)
-        cell_start[ncells] = n;
-    for (uint k = b + 1u; k < e; k++) {
-        uint v = sorted[k];
-        uint j = k;
-        while (j > b && sorted[j - 1u] > v) {
-            sorted[j] = sorted[j - 1u];
-            j--;
-        }
-        sorted[j] = v;
-    }
-    for (uint k = b; k < e; k++)
-        bp_grid_position(k, sorted, x, y, spos, ystride);
+    uint k = b;
+    for (uint q = b; q < e; q++)
+        k += tmp[q] < g;
+    sorted[k] = g;
+    spos[k] = x[g];
+    spos[ystride + k] = y[g];
+}
+
+/* The re-sort by place (src/sim/order.h) on the device: ball k of the new
+ * order is ball from[k] of the old, for every array the balls keep from
+ * one step to the next; into the scratch arrays t* (r and m into one, m
+ * after the n of r), which the host copies back. */
+__kernel void bp_k_gather(const uint n, __global const uint *from, __global const float *x,
+                          __global const float *y, __global const float *vx,
+                          __global const float *vy, __global const float *r,
+                          __global const float *m, __global const uchar *split,
+                          __global float *tx, __global float *ty, __global float *tvx,
+                          __global float *tvy, __global float *trm, __global uchar *tsplit)
+{
+    uint k = get_global_id(0);
+    if (k >= n)
+        return;
+    uint j = from[k];
+    tx[k] = x[j];
+    ty[k] = y[j];
+    tvx[k] = vx[j];
+    tvy[k] = vy[j];
+    trm[k] = r[j];
+    trm[n + k] = m[j];
+    tsplit[k] = split[j];
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's

@@ -42,6 +42,11 @@ int bp_engine_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
  * engine, sorted, and attached again, as an engine switch does. */
 static int sort_by_place(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
+    if (e->ops->reorder) {
+        int rc = e->ops->reorder(e, w, err, errlen);
+        if (rc <= 0)
+            return rc;
+    }
     if (e->ops->read(e, w, err, errlen))
         return -1;
     size_t bytes = 0;

@@ -20,6 +20,12 @@ typedef struct bp_engine_ops {
     /* Optional: scratch memory that is dead between calls to step, for
      * the re-sort by place (order.h); NULL where there is none. */
     void *(*scratch)(bp_engine *e, size_t *bytes);
+    /* Optional: the re-sort by place done by the engine on its own copy
+     * of the balls, the world's arrays and ids moved alike (the same
+     * order as read, bp_world_sort_by_place, attach). Returns 0 when
+     * done, -1 on failure, 1 when it does not apply now (then the engine
+     * does read, sort and attach). */
+    int (*reorder)(bp_engine *e, bp_world *w, char *err, size_t errlen);
 } bp_engine_ops;
 
 struct bp_engine {

@@ -21,6 +21,7 @@
  *  - BALLPIT_OCL_FAIL injects faults for tests (ocl_api.h, docs/opencl.md).
  */
 #include "engine_impl.h"
+#include "order.h"
 #include "ocl_api.h"
 #include "step.h"
 
@@ -58,16 +59,17 @@
 #define BP_OCL_CHUNK_MAX 1024
 
 enum {
-    K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_CELL_SORT, K_CONTACTS, K_RESOLVE,
-    K_MOVE, K_GRID_SERIAL, K_STEPS, K_COUNT
+    K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_RANK, K_CONTACTS, K_RESOLVE,
+    K_MOVE, K_GRID_SERIAL, K_GATHER, K_STEPS, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
     [K_INTEGRATE] = "bp_k_integrate", [K_SCAN_BLOCKS] = "bp_k_scan_blocks",
     [K_SCAN_TOP] = "bp_k_scan_top",   [K_SCATTER] = "bp_k_scatter",
-    [K_CELL_SORT] = "bp_k_cell_sort", [K_CONTACTS] = "bp_k_contacts",
+    [K_RANK] = "bp_k_rank",           [K_CONTACTS] = "bp_k_contacts",
     [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
-    [K_GRID_SERIAL] = "bp_k_grid_serial", [K_STEPS] = "bp_k_steps",
+    [K_GRID_SERIAL] = "bp_k_grid_serial", [K_GATHER] = "bp_k_gather",
+    [K_STEPS] = "bp_k_steps",
 };
 
 /* bp_k_move's argument integrate_next: after P and its 12 buffers. */
@@ -101,6 +103,7 @@ typedef struct ocl_engine {
     size_t bytes[B_NUM];        /* and bytes */
     size_t local;               /* per-ball local size */
     int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
+    int reorder;                /* re-sort by place: 1 on the device (ocl_reorder) */
     int gaps;                   /* bp_k_steps reads the segment grid's gaps (0: walks) */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
     size_t groups;              /* its work-groups, one work-item each */
@@ -587,14 +590,14 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_SCATTER, 2, B_SLOT, err, errlen);
     a |= set_mem(o, K_SCATTER, 3, B_LOCAL, err, errlen);
     a |= set_mem(o, K_SCATTER, 4, B_BLOCK, err, errlen);
-    a |= set_mem(o, K_SCATTER, 5, B_SORTED, err, errlen);
+    a |= set_mem(o, K_SCATTER, 5, B_BEST, err, errlen); /* free until pass 3 */
 
-    a |= set_arg(o, K_CELL_SORT, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
-    a |= set_arg(o, K_CELL_SORT, 1, sizeof cu_n, &cu_n, err, errlen);
-    static const int cell_sort_bufs[] = {B_LOCAL, B_BLOCK, B_START, B_SORTED,
-                                         B_X,     B_Y,     B_SPOS};
-    a |= SET_MEMS(o, K_CELL_SORT, 2, cell_sort_bufs, err, errlen);
-    a |= set_arg(o, K_CELL_SORT, 9, sizeof P.ystride, &P.ystride, err, errlen);
+    a |= set_arg(o, K_RANK, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= set_arg(o, K_RANK, 1, sizeof cu_n, &cu_n, err, errlen);
+    static const int rank_bufs[] = {B_CELL,   B_LOCAL, B_BLOCK, B_BEST, B_START,
+                                    B_SORTED, B_X,     B_Y,     B_SPOS};
+    a |= SET_MEMS(o, K_RANK, 2, rank_bufs, err, errlen);
+    a |= set_arg(o, K_RANK, 11, sizeof P.ystride, &P.ystride, err, errlen);
 
     static const int contacts_bufs[] = {B_V2MAX,  B_X,      B_Y,        B_VX,   B_VY,
                                        B_R,      B_M,      B_SPLIT,    B_START, B_SORTED,
@@ -695,7 +698,8 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
                enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL, EV(K_SCAN_TOP), err,
                        errlen) ||
                enqueue(o, K_SCATTER, o->n, L, EV(K_SCATTER), err, errlen) ||
-               enqueue(o, K_CELL_SORT, o->ncells, L, EV(K_CELL_SORT), err, errlen)) {
+               enqueue(o, K_RANK, o->n > o->ncells ? o->n : (size_t)o->ncells + 1, L,
+                       EV(K_RANK), err, errlen)) {
         return -1;
     }
     if (enqueue(o, K_CONTACTS, o->n, L, EV(K_CONTACTS), err, errlen) ||
@@ -905,7 +909,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     double carried = k[K_INTEGRATE] < 0.5 * k[K_MOVE] ? k[K_INTEGRATE] : 0.5 * k[K_MOVE];
     double mv = k[K_MOVE] - (nsub > 1 ? carried : 0.0);
     double ph[4] = {k[K_INTEGRATE],
-                    k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_CELL_SORT] +
+                    k[K_SCAN_BLOCKS] + k[K_SCAN_TOP] + k[K_SCATTER] + k[K_RANK] +
                         k[K_GRID_SERIAL],
                     k[K_CONTACTS] + k[K_RESOLVE], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
@@ -994,6 +998,80 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- Re-sort by place -------------------------------------------------------- */
+
+/* The re-sort by place (engine_impl.h, reorder) without a round trip of
+ * the world: only the positions come back, the host works out the order
+ * (bp_order_from) and moves its own arrays and ids (bp_world_apply_order,
+ * as bp_world_sort_by_place does), and the device gathers its arrays by
+ * that order (bp_k_gather). Read, sort and attach instead moved 17 bytes
+ * a ball each way and rebuilt the segment grid (docs/benchmarks.md). */
+static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
+{
+    ocl_engine *o = (ocl_engine *)e;
+    if (!o->reorder || !o->attached || o->broken || o->n == 0 || w->count != o->n ||
+        w->balls_version != o->balls_version || w->lines_version != o->lines_version)
+        return 1;
+    double t0 = bp_now();
+    size_t n = o->n, f = sizeof(float);
+    /* positions (2n floats), then from (n words) and bp_order_from's tmp */
+    size_t cap = 2 * n + bp_order_tmp_bytes(w) / sizeof(float) + 1;
+    if (o->rbuf_cap < cap) {
+        float *nb = realloc(o->rbuf, cap * sizeof(float));
+        if (!nb)
+            return bp_fail(err, errlen, "opencl engine: out of memory re-sorting %u balls",
+                           o->n);
+        o->rbuf = nb;
+        o->rbuf_cap = cap;
+    }
+    float *pos = o->rbuf;
+    uint32_t *from = (uint32_t *)(pos + 2 * n);
+    cl_int rc = clEnqueueReadBuffer(o->q, o->b[B_X], CL_FALSE, 0, n * f, pos, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+        rc = clEnqueueReadBuffer(o->q, o->b[B_Y], CL_TRUE, 0, n * f, pos + n, 0, NULL, NULL);
+    if (rc != CL_SUCCESS) {
+        clFinish(o->q);
+        return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(re-sort)", rc);
+    }
+    double t1 = bp_now();
+    bp_order_from(w, pos, pos + n, from, from + n);
+    if (bp_world_apply_order(w, from, from + n))
+        return bp_fail(err, errlen, "opencl engine: out of memory for the ids of %u balls",
+                       o->n);
+    double t2 = bp_now();
+    /* from[] into best[] (dead between steps); the gathered arrays into
+     * the backup (copied afresh at the start of every step), sum (four
+     * floats a ball) and ncontact (rewritten in pass 3), also dead. */
+    const cl_uint cn = o->n;
+    static const int gather_bufs[] = {B_BEST, B_X,   B_Y,   B_VX,  B_VY,  B_R,  B_M,
+                                      B_SPLIT, B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_NCONTACT};
+    static const int back_from[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_SUM, B_NCONTACT};
+    static const int back_to[] = {B_X, B_Y, B_VX, B_VY, B_R, B_M, B_SPLIT};
+    int bad = write_buf(o, B_BEST, n * sizeof(cl_uint), from, err, errlen) ||
+              set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
+              SET_MEMS(o, K_GATHER, 1, gather_bufs, err, errlen) ||
+              enqueue(o, K_GATHER, n, o->local, NULL, err, errlen);
+    for (int i = 0; !bad && i < 7; i++) {
+        size_t size = back_to[i] == B_SPLIT ? 1 : f;
+        rc = clEnqueueCopyBuffer(o->q, o->b[back_from[i]], o->b[back_to[i]],
+                                 back_to[i] == B_M ? n * f : 0, 0, n * size, 0, NULL, NULL);
+        if (rc != CL_SUCCESS)
+            bad = bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(re-sort)", rc) != 0;
+    }
+    rc = clFinish(o->q); /* also: from[] is read until here */
+    if (bad || rc != CL_SUCCESS) {
+        /* the world has moved, the device may not have: attach again */
+        o->attached = 0;
+        return bad ? -1 : bp_ocl_fail(err, errlen, "clFinish(re-sort)", rc);
+    }
+    o->balls_version = w->balls_version;
+    if (o->profile)
+        fprintf(stderr, "ballpit: opencl re-sort of %u balls: read %.2f ms, order %.2f ms, "
+                "device %.2f ms\n", o->n, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
+                (bp_now() - t2) * 1e3);
+    return 0;
+}
+
 /* ---- Create / destroy ------------------------------------------------------- */
 
 static void ocl_destroy(bp_engine *e)
@@ -1022,7 +1100,7 @@ static void ocl_destroy(bp_engine *e)
 
 static const bp_engine_ops ocl_ops = {
     .name = "opencl", .attach = ocl_attach, .step = ocl_step, .read = ocl_read,
-    .destroy = ocl_destroy,
+    .destroy = ocl_destroy, .reorder = ocl_reorder,
 };
 
 bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t errlen)
@@ -1063,6 +1141,12 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
      * BALLPIT_OCL_GRID=serial|parallel overrides, so tests run both. */
     o->grid_serial = (d.type & CL_DEVICE_TYPE_CPU) != 0;
     if (env_choice("BALLPIT_OCL_GRID", "serial", "parallel", &o->grid_serial, err, errlen))
+        goto fail;
+    /* The re-sort by place on the device (ocl_reorder), or by the
+     * engine's read, sort and attach: BALLPIT_OCL_REORDER=device|host
+     * (A/B runs; the same bits). */
+    o->reorder = 1;
+    if (env_choice("BALLPIT_OCL_REORDER", "device", "host", &o->reorder, err, errlen))
         goto fail;
     /* A step in one launch (bp_k_steps) on CPU devices, where a kernel
      * boundary costs a sleep and a wake of the runtime's threads; separate

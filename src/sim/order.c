@@ -41,6 +41,58 @@ static void move_floats(float *a, const uint32_t *from, uint32_t n, float *tmp)
     memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
+void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *from,
+                   uint32_t *tmp)
+{
+    uint32_t n = w->count;
+    float inv;
+    uint32_t gw, gh;
+    order_grid(w, &inv, &gw, &gh);
+    uint32_t ncells = gw * gh;
+    uint32_t *cellof = tmp, *cnt = tmp + n;
+    /* A counting sort: the cells' counts, their starts, then each ball at
+     * its cell's next place in slot order. */
+    memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = cell_of(y[i], inv, gh) * gw + cell_of(x[i], inv, gw);
+        cellof[i] = c;
+        cnt[c + 1u]++;
+    }
+    for (uint32_t c = 0; c < ncells; c++)
+        cnt[c + 1u] += cnt[c];
+    for (uint32_t i = 0; i < n; i++)
+        from[cnt[cellof[i]]++] = i;
+}
+
+int bp_world_apply_order(bp_world *w, const uint32_t *from, uint32_t *tmp)
+{
+    uint32_t n = w->count;
+    if (!w->id) {
+        uint32_t *ids = malloc((size_t)w->capacity * sizeof *ids);
+        if (!ids)
+            return -1;
+        for (uint32_t i = 0; i < n; i++)
+            ids[i] = i;
+        w->id = ids;
+    }
+    float *f = (float *)tmp;
+    move_floats(w->x, from, n, f);
+    move_floats(w->y, from, n, f);
+    move_floats(w->vx, from, n, f);
+    move_floats(w->vy, from, n, f);
+    move_floats(w->r, from, n, f);
+    move_floats(w->m, from, n, f);
+    for (uint32_t k = 0; k < n; k++)
+        tmp[k] = w->id[from[k]];
+    memcpy(w->id, tmp, (size_t)n * sizeof *tmp);
+    uint8_t *b = (uint8_t *)tmp;
+    for (uint32_t k = 0; k < n; k++)
+        b[k] = w->contacts[from[k]];
+    memcpy(w->contacts, b, n);
+    w->balls_version++;
+    return 0;
+}
+
 int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes)
 {
     uint32_t n = w->count;
@@ -53,51 +105,11 @@ int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes)
         if (!tmp)
             return -1;
     }
-    if (!w->id) {
-        uint32_t *ids = malloc((size_t)w->capacity * sizeof *ids);
-        if (!ids) {
-            free(own);
-            return -1;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            ids[i] = i;
-        w->id = ids;
-    }
-    float inv;
-    uint32_t gw, gh;
-    order_grid(w, &inv, &gw, &gh);
-    uint32_t ncells = gw * gh;
-    uint32_t *from = tmp, *move = from + n, *cnt = move + n;
-    /* A counting sort: the cells' counts, their starts, then each ball at
-     * its cell's next place in slot order. move[] holds each ball's cell
-     * meanwhile. */
-    memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = cell_of(w->y[i], inv, gh) * gw + cell_of(w->x[i], inv, gw);
-        move[i] = c;
-        cnt[c + 1u]++;
-    }
-    for (uint32_t c = 0; c < ncells; c++)
-        cnt[c + 1u] += cnt[c];
-    for (uint32_t i = 0; i < n; i++)
-        from[cnt[move[i]]++] = i;
-    float *f = (float *)move;
-    move_floats(w->x, from, n, f);
-    move_floats(w->y, from, n, f);
-    move_floats(w->vx, from, n, f);
-    move_floats(w->vy, from, n, f);
-    move_floats(w->r, from, n, f);
-    move_floats(w->m, from, n, f);
-    for (uint32_t k = 0; k < n; k++)
-        move[k] = w->id[from[k]];
-    memcpy(w->id, move, (size_t)n * sizeof *move);
-    uint8_t *b = (uint8_t *)move;
-    for (uint32_t k = 0; k < n; k++)
-        b[k] = w->contacts[from[k]];
-    memcpy(w->contacts, b, n);
-    w->balls_version++;
+    uint32_t *from = tmp;
+    bp_order_from(w, w->x, w->y, from, from + n);
+    int rc = bp_world_apply_order(w, from, from + n);
     free(own);
-    return 0;
+    return rc;
 }
 
 uint32_t *bp_world_slots_by_id(const bp_world *w, int *owned)

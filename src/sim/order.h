@@ -26,6 +26,16 @@
 int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes);
 size_t bp_order_tmp_bytes(const bp_world *w);
 
+/* The two halves of bp_world_sort_by_place, for an engine that moves its
+ * own copy of the balls (engine_ocl.c): from[k] = the slot whose ball goes
+ * to slot k, sorting by the positions x, y (w->count of each; tmp: the
+ * bp_order_tmp_bytes(w) less the n words of from); then every per-ball
+ * array of w and the ids moved by from (tmp: n words). The latter returns
+ * -1 when out of memory for the ids (the world is then unchanged). */
+void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *from,
+                   uint32_t *tmp);
+int bp_world_apply_order(bp_world *w, const uint32_t *from, uint32_t *tmp);
+
 /* The slot of each id (n entries), or NULL with *owned 0 when the slots
  * are in id order; free() it when *owned. NULL with *owned 1: out of
  * memory. */
