@@ -34,12 +34,26 @@ static uint32_t cell_of(float v, float inv, uint32_t n)
     return c >= (float)(n - 1u) ? n - 1u : (uint32_t)c;
 }
 
-static void move_floats(float *a, const uint32_t *from, uint32_t n, float *tmp)
-{
-    for (uint32_t k = 0; k < n; k++)
-        tmp[k] = a[from[k]];
-    memcpy(a, tmp, (size_t)n * sizeof *a);
-}
+/* From this many balls on, bp_world_apply_order moves the arrays on all
+ * threads: its moves gather through from[], and once the arrays outgrow
+ * the caches each load waits on memory (docs/benchmarks.md). */
+#define BP_ORDER_PAR_MIN 262144u
+
+/* The moves of one array through tmp, an element type each: worksharing
+ * loops, so inside bp_world_apply_order's parallel region the threads
+ * split them (each loop ends in a barrier); elsewhere they run on the
+ * calling thread. */
+#define ORDER_MOVE(name, type)                                               \
+    static void name(type *a, const uint32_t *from, uint32_t n, type *tmp) \
+    {                                                                        \
+        _Pragma("omp for schedule(static)") for (uint32_t k = 0; k < n; k++) \
+            tmp[k] = a[from[k]];                                             \
+        _Pragma("omp for schedule(static)") for (uint32_t k = 0; k < n; k++) \
+            a[k] = tmp[k];                                                   \
+    }
+ORDER_MOVE(move_floats, float)
+ORDER_MOVE(move_words, uint32_t)
+ORDER_MOVE(move_bytes, uint8_t)
 
 void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *from,
                    uint32_t *tmp)
@@ -76,19 +90,17 @@ int bp_world_apply_order(bp_world *w, const uint32_t *from, uint32_t *tmp)
         w->id = ids;
     }
     float *f = (float *)tmp;
-    move_floats(w->x, from, n, f);
-    move_floats(w->y, from, n, f);
-    move_floats(w->vx, from, n, f);
-    move_floats(w->vy, from, n, f);
-    move_floats(w->r, from, n, f);
-    move_floats(w->m, from, n, f);
-    for (uint32_t k = 0; k < n; k++)
-        tmp[k] = w->id[from[k]];
-    memcpy(w->id, tmp, (size_t)n * sizeof *tmp);
-    uint8_t *b = (uint8_t *)tmp;
-    for (uint32_t k = 0; k < n; k++)
-        b[k] = w->contacts[from[k]];
-    memcpy(w->contacts, b, n);
+#pragma omp parallel if (n >= BP_ORDER_PAR_MIN)
+    {
+        move_floats(w->x, from, n, f);
+        move_floats(w->y, from, n, f);
+        move_floats(w->vx, from, n, f);
+        move_floats(w->vy, from, n, f);
+        move_floats(w->r, from, n, f);
+        move_floats(w->m, from, n, f);
+        move_words(w->id, from, n, tmp);
+        move_bytes(w->contacts, from, n, (uint8_t *)tmp);
+    }
     w->balls_version++;
     return 0;
 }

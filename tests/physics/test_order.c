@@ -228,6 +228,44 @@ static int settle_after_sort_keeps_ids(void)
     return 0;
 }
 
+/* A world of 300,000 balls, so bp_world_apply_order moves its arrays on
+ * all threads (order.c, BP_ORDER_PAR_MIN): every slot after the sort
+ * holds the ball its id names, all seven arrays alike. */
+static int large_sort_moves_every_array(void)
+{
+    bp_params p = bp_params_default();
+    p.width = 4000.0f;
+    p.height = 3000.0f;
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w != NULL);
+    ENSURE(bp_world_add_swarm(w, 2000.0f, 1500.0f, 300000, 1.0f, 1400.0f, 30.0f, -20.0f, 11,
+                              NULL, 0) == 300000);
+    for (uint32_t i = 0; i < w->count; i++) {
+        w->m[i] = (float)i; /* the mass names the ball: a check on m and id together */
+        w->vx[i] = (float)(i % 1009u); /* the swarm's velocity is one for all */
+        w->vy[i] = -(float)(i % 1013u);
+        w->r[i] = 1.0f + (float)(i % 7u) * 0.125f;
+        w->contacts[i] = (uint8_t)(i * 13u);
+    }
+    bp_world *o = bp_world_clone(w);
+    ENSURE(o != NULL);
+    ENSURE(bp_world_sort_by_place(w, NULL, 0) == 0);
+    ENSURE(w->id != NULL && ids_are_permutation(w));
+    uint32_t moved = 0;
+    for (uint32_t k = 0; k < w->count; k++) {
+        uint32_t id = w->id[k];
+        moved += id != k;
+        ENSURE(w->m[k] == (float)id && w->r[k] == o->r[id]);
+        ENSURE(w->x[k] == o->x[id] && w->y[k] == o->y[id]);
+        ENSURE(w->vx[k] == o->vx[id] && w->vy[k] == o->vy[id]);
+        ENSURE(w->contacts[k] == o->contacts[id]);
+    }
+    ENSURE(moved > w->count / 2); /* a swarm's draws are in no order by place */
+    bp_world_destroy(o);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* The re-sort done by the engine under test (the OpenCL engine moves its
  * own copy of the balls by the order the host works out: engine_ocl.c,
  * ocl_reorder) against the CPU engine on one thread, which reads, sorts
@@ -272,6 +310,7 @@ int main(int argc, char **argv)
         BP_TEST(sorted_runs_any_chunking),
         BP_TEST(settle_after_sort_keeps_ids),
         BP_TEST(resort_same_bits_as_cpu),
+        BP_TEST(large_sort_moves_every_array),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
