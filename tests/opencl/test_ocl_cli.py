@@ -111,6 +111,20 @@ def checks(exe, tmp):
     check(dumps[0] == dumps[1] and len(dumps[0]) > 1000,
           'two OpenCL runs give the same dump bytes')
 
+    # The bench's read-back phase is a read of the state, timed, for both
+    # engines: the OpenCL engine's copies it from the device, so it costs
+    # something; it is no part of ms/frame.
+    js = os.path.join(tmp, 'bench.json')
+    p = run([exe, '--bench', '--bench-sizes', '2000', '--bench-frames', '2',
+             '--bench-draw', '0', '--bench-json', js], unset=('BALLPIT_OCL_FAIL',))
+    check(p.returncode == 0, 'bench of both engines exits 0 (%r)' % p.stderr)
+    if p.returncode == 0:
+        rows = [json.loads(l) for l in open(js).read().splitlines()]
+        ocl = [r for r in rows if r['backend'] == 'opencl']
+        check(len(ocl) == 2 and all(0 < r['readback_ms'] < 1000 for r in ocl),
+              'bench: the OpenCL rows time a read-back: %r' %
+              [(r['scene'], r['readback_ms']) for r in ocl])
+
     # On a CPU device the steps after the first run by bp_k_steps, one
     # launch each unless its groups end it early (BALLPIT_OCL_PROFILE says
     # so). With more work-groups than PoCL runs at once (nproc + 1) they
