@@ -196,14 +196,13 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     if (bp_engine_read(e, w, err, errlen) != 0)
         goto out;
     row->read_ms = (bp_now() - r0) * 1000.0;
-    /* The read-back phase: what the sandbox pays each frame to draw, one
-     * more read of the same state (the first may allocate its buffers).
-     * The timed frames read nothing, so no earlier read's time (a re-sort
-     * by place reads) stands in for it. */
-    r0 = bp_now();
+    /* The read-back phase: what the sandbox pays each frame to draw, the
+     * engine's own time for one more read of the same state (the first
+     * may allocate its buffers). The timed frames read nothing, so no
+     * earlier read's time (a re-sort by place reads) stands in for it. */
     if (bp_engine_read(e, w, err, errlen) != 0)
         goto out;
-    sum.readback = (bp_now() - r0) * (double)m;
+    bp_engine_phase_times(e, &t);
 
     bp_stats st;
     bp_world_measure(w, &st);
@@ -224,7 +223,7 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
     row->phase_ms.grid = sum.grid * k;
     row->phase_ms.ball_contacts = sum.ball_contacts * k;
     row->phase_ms.static_contacts = sum.static_contacts * k;
-    row->phase_ms.readback = sum.readback * k;
+    row->phase_ms.readback = t.readback * 1000.0;
     /* The world's per-ball arrays (x, y, vx, vy, r, m, contacts, id) and all
      * the engine holds: issue 6's "engine state and broad phase". */
     size_t world_ball = 4 * sizeof *w->x + sizeof *w->r + sizeof *w->m + sizeof *w->contacts +

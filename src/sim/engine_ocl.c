@@ -936,6 +936,20 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 
 /* ---- Read back ---------------------------------------------------------- */
 
+/* The host scratch block (o->rbuf) of at least cap floats, kept between
+ * calls: the sandbox reads every frame. */
+static int rbuf_reserve(ocl_engine *o, size_t cap, const char *doing, char *err, size_t errlen)
+{
+    if (o->rbuf_cap >= cap)
+        return 0;
+    float *nb = realloc(o->rbuf, cap * sizeof(float));
+    if (!nb)
+        return bp_fail(err, errlen, "opencl engine: out of memory %s %u balls", doing, o->n);
+    o->rbuf = nb;
+    o->rbuf_cap = cap;
+    return 0;
+}
+
 static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     ocl_engine *o = (ocl_engine *)e;
@@ -964,15 +978,9 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
     int counts = !(o->broken && o->read_backup);
     size_t cap = 4 * (size_t)o->n + ((size_t)o->n + sizeof(float) - 1) / sizeof(float);
     /* Read into a scratch block first so a failing read never leaves the
-     * world half old, half new. The block is kept: the sandbox reads every
-     * frame. */
-    if (o->rbuf_cap < cap) {
-        float *nb = realloc(o->rbuf, cap * sizeof(float));
-        if (!nb)
-            return bp_fail(err, errlen, "opencl engine: out of memory reading %u balls", o->n);
-        o->rbuf = nb;
-        o->rbuf_cap = cap;
-    }
+     * world half old, half new. */
+    if (rbuf_reserve(o, cap, "reading", err, errlen))
+        return -1;
     float *buf = o->rbuf;
     uint8_t *cbuf = (uint8_t *)(buf + 4 * (size_t)o->n);
     size_t n = o->n;
@@ -1016,14 +1024,8 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
     size_t n = o->n, f = sizeof(float);
     /* positions (2n floats), then from (n words) and bp_order_from's tmp */
     size_t cap = 2 * n + bp_order_tmp_bytes(w) / sizeof(float) + 1;
-    if (o->rbuf_cap < cap) {
-        float *nb = realloc(o->rbuf, cap * sizeof(float));
-        if (!nb)
-            return bp_fail(err, errlen, "opencl engine: out of memory re-sorting %u balls",
-                           o->n);
-        o->rbuf = nb;
-        o->rbuf_cap = cap;
-    }
+    if (rbuf_reserve(o, cap, "re-sorting", err, errlen))
+        return -1;
     float *pos = o->rbuf;
     uint32_t *from = (uint32_t *)(pos + 2 * n);
     cl_int rc = clEnqueueReadBuffer(o->q, o->b[B_X], CL_FALSE, 0, n * f, pos, 0, NULL, NULL);
@@ -1051,7 +1053,7 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
               set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
               SET_MEMS(o, K_GATHER, 1, gather_bufs, err, errlen) ||
               enqueue(o, K_GATHER, n, o->local, NULL, err, errlen);
-    for (int i = 0; !bad && i < 7; i++) {
+    for (size_t i = 0; !bad && i < sizeof back_to / sizeof *back_to; i++) {
         size_t size = back_to[i] == B_SPLIT ? 1 : f;
         rc = clEnqueueCopyBuffer(o->q, o->b[back_from[i]], o->b[back_to[i]],
                                  back_to[i] == B_M ? n * f : 0, 0, n * size, 0, NULL, NULL);
