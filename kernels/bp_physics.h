@@ -2527,7 +2527,6 @@ typedef struct bp_once_list {
     bp_f4 ti[BP_PAIRS_CAP + BP_LANES], tj[BP_PAIRS_CAP + BP_LANES];
     bp_i32 cand[BP_PAIRS_CAP + BP_LANES], soft[BP_PAIRS_CAP + BP_LANES];
     bp_u32 live[BP_PAIRS_CAP + BP_LANES];
-    bp_u32 n;
 } bp_once_list;
 
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
@@ -2618,12 +2617,12 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted
     *vyi = BP_VGATHER(S->vy, I);
 }
 
-/* Evaluates the list's pairs (balls i of block S) and folds each into its
- * ball i (if fold_i) and its ball j (unless flagged); empties the list. */
-BP_FN_CALLED void bp_once_work_off(bp_once_list *L, const bp_step_params *P,
+/* Evaluates the list's n pairs (balls i of block S) and folds each into
+ * its ball i (if fold_i) and its ball j (unless flagged). */
+BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
                                    const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
 {
-    bp_u32 n = L->n, nlive = 0u;
+    bp_u32 nlive = 0u;
     if (n == 0u)
         return;
     for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
@@ -2681,7 +2680,6 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, const bp_step_params *P,
             nc[j] = (bp_u8)(n1 + (n1 < 255u ? soft : 0u));
         }
     }
-    L->n = 0u;
 }
 
 /* Clears the sums of the balls in slots *z .. to-1; *z = to. */
@@ -2749,16 +2747,31 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
 /* The candidates of one batch (bp_once_screen): lanes 0..fill-1 of bx,
  * by (positions) and bj (balls), those in the bit mask noj of slots at b
  * or after; the ones within reach of ball i go into the list. */
-BP_FN void bp_once_batch(bp_once_list *L, const bp_step_params *P, const bp_block_arrays *A,
-                         const bp_slot_block *S, int fold_i, bp_vf bx, bp_vf by, bp_vu bj,
-                         bp_u32 fill, bp_u32 noj, bp_u32 w)
+BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
+                         const bp_block_arrays *A, const bp_slot_block *S, int fold_i,
+                         bp_vf bx, bp_vf by, bp_vu bj, bp_u32 fill, bp_u32 noj, bp_u32 w)
 {
-    if (L->n > BP_PAIRS_CAP - BP_LANES)
-        bp_once_work_off(L, P, A, S, fold_i);
+    if (*ln > BP_PAIRS_CAP - BP_LANES) {
+        bp_once_work_off(L, *ln, P, A, S, fold_i);
+        *ln = 0u;
+    }
     bp_vf dx = bx - S->x[w], dy = by - S->y[w];
-    bp_vi in = (dx * dx + dy * dy <= S->W.reach2[w]) & BP_VFROMBITS((1u << fill) - 1u);
+    bp_vf d2 = dx * dx + dy * dy;
+#if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
+    /* the masks as masks: the compare's straight into the compress, the
+     * lanes filled and those at b or after as write masks, where the
+     * vector form made each a vector and tested it back into a mask */
+    __mmask16 mk = _mm512_mask_cmp_ps_mask((__mmask16)((1u << fill) - 1u), (__m512)d2,
+                                           _mm512_set1_ps(S->W.reach2[w]), _CMP_LE_OQ);
+    __m512i jw = _mm512_or_si512((__m512i)bj, _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT)));
+    jw = _mm512_mask_or_epi32(jw, (__mmask16)noj, jw, _mm512_set1_epi32((int)BP_ONCE_NOJ));
+    _mm512_storeu_si512((void *)(L->j + *ln), _mm512_maskz_compress_epi32(mk, jw));
+    *ln += (bp_u32)__builtin_popcount(mk);
+#else
+    bp_vi in = (d2 <= S->W.reach2[w]) & BP_VFROMBITS((1u << fill) - 1u);
     bp_vu jv = bj | (BP_VASU(BP_VFROMBITS(noj)) & BP_VUSPLAT(BP_ONCE_NOJ));
-    BP_VCOMPRESS(L->j, L->n, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+    BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+#endif
 }
 #endif
 
@@ -2771,7 +2784,7 @@ BP_FN void bp_once_batch(bp_once_list *L, const bp_step_params *P, const bp_bloc
  * candidates in the same order, in fewer steps. (lo > k, so j is never
  * i.) */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
-                          const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
+                          bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
                           int fold_i, bp_u32 *z)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
@@ -2806,26 +2819,28 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
             fill += m;
             s += m;
             if (fill == BP_LANES) {
-                bp_once_batch(L, P, A, S, fold_i, bx, by, bj, fill, noj, w);
+                bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, noj, w);
                 fill = noj = 0u;
             }
         }
 #else
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
-            if (L->n > BP_PAIRS_CAP - BP_LANES)
-                bp_once_work_off(L, P, A, S, fold_i);
+            if (*ln > BP_PAIRS_CAP - BP_LANES) {
+                bp_once_work_off(L, *ln, P, A, S, fold_i);
+                *ln = 0u;
+            }
             bp_vu jv;
             bp_vi in = bp_screen(spos, P->ystride, sorted, s, k1, i, xi, yi, reach2, &jv);
             if (s + BP_LANES > b)
                 jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
                            BP_VUSPLAT(BP_ONCE_NOJ));
-            BP_VCOMPRESS(L->j, L->n, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+            BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
         }
 #endif
     }
 #ifdef BP_HAVE_VEXPAND
     if (fill)
-        bp_once_batch(L, P, A, S, fold_i, bx, by, bj, fill, noj, w);
+        bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, noj, w);
 #endif
 }
 
@@ -2836,8 +2851,7 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
 {
     bp_once_list L;
     bp_slot_block S;
-    bp_u32 z = a;
-    L.n = 0u;
+    bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
     if (a > 0u && a < b) {
         /* The ghosts: every ball whose window can reach slot a's cell,
          * in the cells before it up to wr rows and columns back: a window
@@ -2852,8 +2866,9 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
             bp_u32 g1 = a - g > BP_BLOCK ? g + BP_BLOCK : a;
             bp_slot_block_fill(P, A, vmax, g, g1, &S);
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &S, k, a, b, b, 0, &z);
-            bp_once_work_off(&L, P, A, &S, 0);
+                bp_once_screen(P, A, &L, &ln, &S, k, a, b, b, 0, &z);
+            bp_once_work_off(&L, ln, P, A, &S, 0);
+            ln = 0u;
         }
     }
     for (bp_u32 g = a; g < b; g += BP_BLOCK) {
@@ -2861,9 +2876,10 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         bp_slot_block_fill(P, A, vmax, g, g1, &S);
         for (bp_u32 k = g; k < g1; k++) {
             bp_once_zero(A, &z, k + 1u); /* a no-op where the front is past k */
-            bp_once_screen(P, A, &L, &S, k, k + 1u, P->n, b, 1, &z);
+            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1, &z);
         }
-        bp_once_work_off(&L, P, A, &S, 1);
+        bp_once_work_off(&L, ln, P, A, &S, 1);
+        ln = 0u;
     }
 }
 
