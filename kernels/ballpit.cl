@@ -240,6 +240,26 @@ __kernel void bp_k_rank(const uint ncells, const uint n, __global const uint *ce
     spos[ystride + k] = y[g];
 }
 
+/* The re-sort's order on the device (a GPU's; src/sim/order.h): ball i's
+ * cell of the order's grid (gw x gh cells of 1 / inv_cell, row by row) and
+ * its slot among that cell's balls, counted as pass 1 counts for the
+ * grid; bp_k_scan_blocks, bp_k_scan_top, bp_k_scatter and bp_k_rank then
+ * sort as they sort the grid, ties in ball order, so sorted[] is the
+ * host's from[] (bp_order_from: the same cells by bp_grid_coord). */
+__kernel void bp_k_order_cell(const uint n, __global const float *x, __global const float *y,
+                              const float inv_cell, const int gw, const int gh,
+                              __global uint *cell, __global uint *slot,
+                              __global uint *cell_count)
+{
+    uint i = get_global_id(0);
+    if (i >= n)
+        return;
+    uint c = (uint)(bp_grid_coord(y[i], inv_cell, gh) * gw +
+                    bp_grid_coord(x[i], inv_cell, gw));
+    cell[i] = c;
+    slot[i] = atomic_inc(&cell_count[c]);
+}
+
 /* The re-sort by place (src/sim/order.h) on the device: ball k of the new
  * order is ball from[k] of the old, for every array the balls keep from
  * one step to the next; into the scratch arrays t* (r and m into one, m

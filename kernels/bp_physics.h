@@ -2746,7 +2746,8 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
 #ifdef BP_HAVE_VEXPAND
 /* The candidates of one batch (bp_once_screen): lanes 0..fill-1 of bx,
  * by (positions) and bj (balls), those in the bit mask noj of slots at b
- * or after; the ones within reach of ball i go into the list. */
+ * or after; the ones within reach of ball i go into the list (*ln pairs
+ * in it). */
 BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
                          const bp_block_arrays *A, const bp_slot_block *S, int fold_i,
                          bp_vf bx, bp_vf by, bp_vu bj, bp_u32 fill, bp_u32 noj, bp_u32 w)
@@ -2776,16 +2777,16 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
 #endif
 
 /* The pairs of the ball in slot k of block S with the balls in slots
- * lo..hi-1 of its window into the list, those at b or after flagged
- * BP_ONCE_NOJ; the sums of the range's balls up to the last one screened
- * cleared first. Where the lanes can expand (BP_HAVE_VEXPAND), the runs of
- * the window's rows are packed into batches of BP_LANES candidates, so a
- * row of a few balls does not take a whole screening step: the same
- * candidates in the same order, in fewer steps. (lo > k, so j is never
- * i.) */
+ * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
+ * after flagged BP_ONCE_NOJ; the sums of the range's balls up to the last
+ * one screened cleared first. Where the lanes can expand
+ * (BP_HAVE_VEXPAND), the runs of the window's rows are packed into
+ * batches of BP_LANES candidates, so a row of a few balls does not take a
+ * whole screening step: the same candidates in the same order, in fewer
+ * steps. (lo > k, so j is never i.) */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
-                          bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
-                          int fold_i, bp_u32 *z)
+                          bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
+                          bp_u32 b, int fold_i, bp_u32 *z)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
     BP_GLOBAL const float *spos = A->spos;

@@ -60,7 +60,7 @@
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_RANK, K_CONTACTS, K_RESOLVE,
-    K_MOVE, K_GRID_SERIAL, K_GATHER, K_STEPS, K_COUNT
+    K_MOVE, K_GRID_SERIAL, K_GATHER, K_ORDER_CELL, K_STEPS, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
@@ -69,7 +69,7 @@ static const char *const k_names[K_COUNT] = {
     [K_RANK] = "bp_k_rank",           [K_CONTACTS] = "bp_k_contacts",
     [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
     [K_GRID_SERIAL] = "bp_k_grid_serial", [K_GATHER] = "bp_k_gather",
-    [K_STEPS] = "bp_k_steps",
+    [K_ORDER_CELL] = "bp_k_order_cell", [K_STEPS] = "bp_k_steps",
 };
 
 /* bp_k_move's argument integrate_next: after P and its 12 buffers. */
@@ -104,6 +104,7 @@ typedef struct ocl_engine {
     size_t local;               /* per-ball local size */
     int grid_serial;            /* grid build: 1 one work-item (CPU devices), 0 parallel */
     int reorder;                /* re-sort by place: 1 on the device (ocl_reorder) */
+    int order_here;             /* its order worked out on the device where it can be */
     int gaps;                   /* bp_k_steps reads the segment grid's gaps (0: walks) */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
     size_t groups;              /* its work-groups, one work-item each */
@@ -115,6 +116,9 @@ typedef struct ocl_engine {
     uint32_t share_n;           /* balls when they were timed (0: not yet) */
     bp_step_params P;           /* from the attached world */
     uint32_t n, ncells, nblocks;
+    /* the re-sort's grid (bp_order_grid), when the device orders it: the
+     * parallel grid build's kernels sort it (0 cells: the host orders) */
+    uint32_t ocells, oblocks;
     bp_seggrid sg;
     uint32_t balls_version, lines_version;
     int attached;
@@ -440,6 +444,18 @@ static cl_uint team_parts(const ocl_engine *o)
     return o->groups < TEAM_PARTS_MAX ? (cl_uint)o->groups : TEAM_PARTS_MAX;
 }
 
+/* The arguments of the parallel grid build's kernels that size its grid:
+ * the engine's (attach), or the re-sort's order (ocl_reorder), whose
+ * scan reduces no speeds (v2n = 0 balls' speeds into v2max). */
+static int grid_args(ocl_engine *o, cl_uint ncells, cl_uint nblocks, cl_uint v2n, char *err,
+                     size_t errlen)
+{
+    return set_arg(o, K_SCAN_BLOCKS, 0, sizeof ncells, &ncells, err, errlen) ||
+           set_arg(o, K_SCAN_BLOCKS, 4, sizeof v2n, &v2n, err, errlen) ||
+           set_arg(o, K_SCAN_TOP, 0, sizeof nblocks, &nblocks, err, errlen) ||
+           set_arg(o, K_RANK, 0, sizeof ncells, &ncells, err, errlen);
+}
+
 static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     ocl_engine *o = (ocl_engine *)e;
@@ -453,6 +469,18 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     bp_step_setup(w, &o->sg, &P);
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
     uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
+    /* The re-sort's order comes from the parallel grid build's kernels
+     * too, where they build the grid (GPUs): their per-cell buffers hold
+     * the larger of the two grids. */
+    float oinv = 0.0f;
+    uint32_t ogw = 0, ogh = 0, ocells = 0, oblocks = 0;
+    if (o->reorder && o->order_here && !o->grid_serial && n > 0) {
+        bp_order_grid(w, &oinv, &ogw, &ogh);
+        ocells = ogw * ogh;
+        oblocks = (uint32_t)((ocells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
+    }
+    uint32_t mcells = ncells > ocells ? ncells : ocells;
+    uint32_t mblocks = nblocks > oblocks ? nblocks : oblocks;
 
     const size_t f = sizeof(float), u = sizeof(cl_uint);
     /* The parallel grid build's own buffers are one-element stand-ins
@@ -472,11 +500,11 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
             return -1;
     }
     P.ystride = (bp_u32)o->cap[B_SPOS]; /* spos: the x plane, then the y plane */
-    if (reserve(o, B_BLOCK_V2MAX, par * nblocks, f, err, errlen) ||
-        reserve(o, B_COUNT, par * ncells, u, err, errlen) ||
-        reserve(o, B_LOCAL, par * ncells, u, err, errlen) ||
-        reserve(o, B_START, (size_t)ncells + 1, u, err, errlen) ||
-        reserve(o, B_BLOCK, par * nblocks, u, err, errlen) ||
+    if (reserve(o, B_BLOCK_V2MAX, par * mblocks, f, err, errlen) ||
+        reserve(o, B_COUNT, par * mcells, u, err, errlen) ||
+        reserve(o, B_LOCAL, par * mcells, u, err, errlen) ||
+        reserve(o, B_START, (size_t)mcells + 1, u, err, errlen) ||
+        reserve(o, B_BLOCK, par * mblocks, u, err, errlen) ||
         reserve(o, B_V2MAX, 1, f, err, errlen) ||
         reserve(o, B_SYNC, SYNC_WORDS(o->groups), u, err, errlen) ||
         reserve(o, B_TEAM_COUNT, o->team ? (team_parts(o) - 1) * (size_t)ncells : 0, u, err,
@@ -493,7 +521,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* Upload. The parallel grid build's counts start at zero; afterwards
      * bp_k_scan_blocks clears them for the next sub-step (the serial one
      * counts in cell_start and needs no count array). */
-    size_t nzero = par * ncells; /* 0 on CPU devices: nothing to clear */
+    size_t nzero = par * mcells; /* 0 on CPU devices: nothing to clear */
     uint32_t *zeros = calloc(nzero ? nzero : 1, u);
     /* bp_k_steps' counters: its pass 3's ranges of slots and pass 5's of
      * balls cut evenly, no times yet */
@@ -540,6 +568,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->n = n;
     o->ncells = ncells;
     o->nblocks = nblocks;
+    o->ocells = ocells;
+    o->oblocks = oblocks;
     o->balls_version = w->balls_version;
     o->lines_version = w->lines_version;
     o->attached = 1;
@@ -557,7 +587,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->team_steps = o->share_n && n <= 2 * (size_t)o->share_n && 2 * (size_t)n >= o->share_n;
 
     /* Arguments that stay the same until the next attach. */
-    const cl_uint cu_ncells = ncells, cu_n = n, cu_nblocks = nblocks;
+    const cl_uint cu_ncells = ncells, cu_n = n;
     const size_t ps = sizeof P;
     int a = 0;
     a |= set_arg(o, K_INTEGRATE, 0, ps, &P, err, errlen);
@@ -572,15 +602,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_INTEGRATE, 8, B_COUNT, err, errlen);
     a |= set_mem(o, K_INTEGRATE, 9, B_V2, err, errlen);
 
-    a |= set_arg(o, K_SCAN_BLOCKS, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
+    a |= grid_args(o, ncells, nblocks, n, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 1, B_COUNT, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 2, B_LOCAL, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 3, B_BLOCK, err, errlen);
-    a |= set_arg(o, K_SCAN_BLOCKS, 4, sizeof cu_n, &cu_n, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 5, B_V2, err, errlen);
     a |= set_mem(o, K_SCAN_BLOCKS, 6, B_BLOCK_V2MAX, err, errlen);
 
-    a |= set_arg(o, K_SCAN_TOP, 0, sizeof cu_nblocks, &cu_nblocks, err, errlen);
     a |= set_mem(o, K_SCAN_TOP, 1, B_BLOCK, err, errlen);
     a |= set_mem(o, K_SCAN_TOP, 2, B_BLOCK_V2MAX, err, errlen);
     a |= set_mem(o, K_SCAN_TOP, 3, B_V2MAX, err, errlen);
@@ -592,7 +620,6 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_SCATTER, 4, B_BLOCK, err, errlen);
     a |= set_mem(o, K_SCATTER, 5, B_BEST, err, errlen); /* free until pass 3 */
 
-    a |= set_arg(o, K_RANK, 0, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_RANK, 1, sizeof cu_n, &cu_n, err, errlen);
     static const int rank_bufs[] = {B_CELL,   B_LOCAL, B_BLOCK, B_BEST, B_START,
                                     B_SORTED, B_X,     B_Y,     B_SPOS};
@@ -622,6 +649,16 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 5, B_V2, err, errlen);
     a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 6, B_NCONTACT, err, errlen);
     a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 7, B_SPLIT, err, errlen);
+
+    const int gw_ = (int)ogw, gh_ = (int)ogh;
+    static const int order_bufs[] = {B_CELL, B_SLOT, B_COUNT};
+    a |= set_arg(o, K_ORDER_CELL, 0, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_mem(o, K_ORDER_CELL, 1, B_X, err, errlen);
+    a |= set_mem(o, K_ORDER_CELL, 2, B_Y, err, errlen);
+    a |= set_arg(o, K_ORDER_CELL, 3, sizeof oinv, &oinv, err, errlen);
+    a |= set_arg(o, K_ORDER_CELL, 4, sizeof gw_, &gw_, err, errlen);
+    a |= set_arg(o, K_ORDER_CELL, 5, sizeof gh_, &gh_, err, errlen);
+    a |= SET_MEMS(o, K_ORDER_CELL, 6, order_bufs, err, errlen);
 
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
@@ -678,6 +715,22 @@ static int enqueue(ocl_engine *o, int k, size_t global, size_t local, cl_event *
     return 0;
 }
 
+/* The parallel grid build's passes after the counting (pass 2a-2d), for a
+ * grid of ncells cells in nblocks scan blocks (its arguments set by
+ * grid_args); ev: NULL or K_COUNT events that time its kernels. */
+static int enqueue_grid(ocl_engine *o, uint32_t ncells, uint32_t nblocks, cl_event *ev,
+                        char *err, size_t errlen)
+{
+    size_t L = o->local;
+    return enqueue(o, K_SCAN_BLOCKS, (size_t)nblocks * BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL,
+                   ev ? &ev[K_SCAN_BLOCKS] : NULL, err, errlen) ||
+           enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL,
+                   ev ? &ev[K_SCAN_TOP] : NULL, err, errlen) ||
+           enqueue(o, K_SCATTER, o->n, L, ev ? &ev[K_SCATTER] : NULL, err, errlen) ||
+           enqueue(o, K_RANK, o->n > ncells ? o->n : (size_t)ncells + 1, L,
+                   ev ? &ev[K_RANK] : NULL, err, errlen);
+}
+
 /* Enqueues one sub-step; ev (NULL or K_COUNT events) times its kernels.
  * first: run bp_k_integrate (the first sub-step of a step); last: the
  * move kernel does not integrate the next sub-step. */
@@ -693,13 +746,7 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
         size_t one = 1;
         if (enqueue(o, K_GRID_SERIAL, one, one, EV(K_GRID_SERIAL), err, errlen))
             return -1;
-    } else if (enqueue(o, K_SCAN_BLOCKS, (size_t)o->nblocks * BP_OCL_SCAN_LOCAL,
-                       BP_OCL_SCAN_LOCAL, EV(K_SCAN_BLOCKS), err, errlen) ||
-               enqueue(o, K_SCAN_TOP, BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_LOCAL, EV(K_SCAN_TOP), err,
-                       errlen) ||
-               enqueue(o, K_SCATTER, o->n, L, EV(K_SCATTER), err, errlen) ||
-               enqueue(o, K_RANK, o->n > o->ncells ? o->n : (size_t)o->ncells + 1, L,
-                       EV(K_RANK), err, errlen)) {
+    } else if (enqueue_grid(o, o->ncells, o->nblocks, ev, err, errlen)) {
         return -1;
     }
     if (enqueue(o, K_CONTACTS, o->n, L, EV(K_CONTACTS), err, errlen) ||
@@ -1009,11 +1056,16 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
 /* ---- Re-sort by place -------------------------------------------------------- */
 
 /* The re-sort by place (engine_impl.h, reorder) without a round trip of
- * the world: only the positions come back, the host works out the order
- * (bp_order_from) and moves its own arrays and ids (bp_world_apply_order,
- * as bp_world_sort_by_place does), and the device gathers its arrays by
- * that order (bp_k_gather). Read, sort and attach instead moved 17 bytes
- * a ball each way and rebuilt the segment grid (docs/benchmarks.md). */
+ * the world. Its order, from[] (bp_order_from's), comes from the device
+ * where the parallel grid build's kernels run (GPUs): bp_k_order_cell and
+ * that build on the re-sort's grid, into sorted[]; elsewhere (CPU devices,
+ * whose memory is the host's) from the host, which reads the positions
+ * back for it. Then the host moves its own arrays and ids by it
+ * (bp_world_apply_order, as bp_world_sort_by_place does) while the device
+ * gathers its arrays (bp_k_gather). Read, sort and attach instead moved 17
+ * bytes a ball each way and rebuilt the segment grid (docs/benchmarks.md).
+ * Every device buffer it writes before the gather is dead between steps,
+ * so a failure before then leaves the device's world as it was. */
 static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     ocl_engine *o = (ocl_engine *)e;
@@ -1022,37 +1074,66 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
         return 1;
     double t0 = bp_now();
     size_t n = o->n, f = sizeof(float);
-    /* positions (2n floats), then from (n words) and bp_order_from's tmp */
-    size_t cap = 2 * n + bp_order_tmp_bytes(w) / sizeof(float) + 1;
-    if (rbuf_reserve(o, cap, "re-sorting", err, errlen))
-        return -1;
+    const int on_device = o->ocells > 0;
+    /* on the device: from (n words) and the moves' tmp (n); on the host:
+     * the positions (2n floats), then from and bp_order_from's tmp */
+    size_t cap = on_device ? 2 * n : 2 * n + bp_order_tmp_bytes(w) / sizeof(float) + 1;
+    if (rbuf_reserve(o, cap, "re-sorting", err, errlen) || bp_world_own_ids(w))
+        return bp_fail(err, errlen, "opencl engine: out of memory re-sorting %u balls", o->n);
     float *pos = o->rbuf;
-    uint32_t *from = (uint32_t *)(pos + 2 * n);
-    cl_int rc = clEnqueueReadBuffer(o->q, o->b[B_X], CL_FALSE, 0, n * f, pos, 0, NULL, NULL);
-    if (rc == CL_SUCCESS)
-        rc = clEnqueueReadBuffer(o->q, o->b[B_Y], CL_TRUE, 0, n * f, pos + n, 0, NULL, NULL);
-    if (rc != CL_SUCCESS) {
-        clFinish(o->q);
-        return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(re-sort)", rc);
+    uint32_t *from = on_device ? (uint32_t *)o->rbuf : (uint32_t *)(pos + 2 * n);
+    cl_event got = NULL; /* from[] read back (on the device) */
+    cl_int rc;
+    int bad = 0;
+    double t1, t2;
+    if (on_device) {
+        const cl_uint cn = o->n;
+        bad = grid_args(o, o->ocells, o->oblocks, 0u, err, errlen) ||
+              enqueue(o, K_ORDER_CELL, n, o->local, NULL, err, errlen) ||
+              enqueue_grid(o, o->ocells, o->oblocks, NULL, err, errlen);
+        /* the step's grid arguments back, whatever happened */
+        bad = grid_args(o, o->ncells, o->nblocks, cn, err, errlen) || bad;
+        if (!bad) {
+            rc = clEnqueueReadBuffer(o->q, o->b[B_SORTED], CL_FALSE, 0, n * sizeof(cl_uint),
+                                     from, 0, NULL, &got);
+            if (rc != CL_SUCCESS)
+                bad = bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(re-sort order)", rc) != 0;
+        }
+        if (bad) {
+            clFinish(o->q);
+            return -1;
+        }
+        t1 = t2 = bp_now();
+    } else {
+        rc = clEnqueueReadBuffer(o->q, o->b[B_X], CL_FALSE, 0, n * f, pos, 0, NULL, NULL);
+        if (rc == CL_SUCCESS)
+            rc = clEnqueueReadBuffer(o->q, o->b[B_Y], CL_TRUE, 0, n * f, pos + n, 0, NULL,
+                                     NULL);
+        if (rc != CL_SUCCESS) {
+            clFinish(o->q);
+            return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(re-sort)", rc);
+        }
+        t1 = bp_now();
+        bp_order_from(w, pos, pos + n, from, from + n);
+        if (bp_world_apply_order(w, from, from + n))
+            return bp_fail(err, errlen, "opencl engine: out of memory for the ids of %u balls",
+                           o->n);
+        t2 = bp_now();
+        bad = write_buf(o, B_BEST, n * sizeof(cl_uint), from, err, errlen);
     }
-    double t1 = bp_now();
-    bp_order_from(w, pos, pos + n, from, from + n);
-    if (bp_world_apply_order(w, from, from + n))
-        return bp_fail(err, errlen, "opencl engine: out of memory for the ids of %u balls",
-                       o->n);
-    double t2 = bp_now();
-    /* from[] into best[] (dead between steps); the gathered arrays into
-     * the backup (copied afresh at the start of every step), sum (four
-     * floats a ball) and ncontact (rewritten in pass 3), also dead. */
+    /* The gather by from[] (sorted[] on the device, uploaded into best[]
+     * from the host; both dead between steps) into the backup (copied
+     * afresh at the start of every step), sum (four floats a ball) and
+     * ncontact (rewritten in pass 3), also dead; then copied back. */
     const cl_uint cn = o->n;
-    static const int gather_bufs[] = {B_BEST, B_X,   B_Y,   B_VX,  B_VY,  B_R,  B_M,
-                                      B_SPLIT, B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_NCONTACT};
+    static const int gather_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_R,   B_M,  B_SPLIT,
+                                      B_BX,  B_BY,  B_BVX, B_BVY, B_SUM, B_NCONTACT};
     static const int back_from[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_SUM, B_NCONTACT};
     static const int back_to[] = {B_X, B_Y, B_VX, B_VY, B_R, B_M, B_SPLIT};
-    int bad = write_buf(o, B_BEST, n * sizeof(cl_uint), from, err, errlen) ||
-              set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
-              SET_MEMS(o, K_GATHER, 1, gather_bufs, err, errlen) ||
-              enqueue(o, K_GATHER, n, o->local, NULL, err, errlen);
+    bad = bad || set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
+          set_mem(o, K_GATHER, 1, on_device ? B_SORTED : B_BEST, err, errlen) ||
+          SET_MEMS(o, K_GATHER, 2, gather_bufs, err, errlen) ||
+          enqueue(o, K_GATHER, n, o->local, NULL, err, errlen);
     for (size_t i = 0; !bad && i < sizeof back_to / sizeof *back_to; i++) {
         size_t size = back_to[i] == B_SPLIT ? 1 : f;
         rc = clEnqueueCopyBuffer(o->q, o->b[back_from[i]], o->b[back_to[i]],
@@ -1060,17 +1141,31 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
         if (rc != CL_SUCCESS)
             bad = bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(re-sort)", rc) != 0;
     }
+    if (on_device) {
+        /* the host's moves while the device gathers (they cannot fail:
+         * the ids are there) */
+        clFlush(o->q);
+        rc = clWaitForEvents(1, &got);
+        clReleaseEvent(got);
+        t1 = bp_now();
+        if (rc == CL_SUCCESS && !bad)
+            bp_world_apply_order(w, from, from + n);
+        else if (rc != CL_SUCCESS && !bad)
+            bad = bp_ocl_fail(err, errlen, "clWaitForEvents(re-sort order)", rc) != 0;
+        t2 = bp_now();
+    }
     rc = clFinish(o->q); /* also: from[] is read until here */
     if (bad || rc != CL_SUCCESS) {
-        /* the world has moved, the device may not have: attach again */
+        /* the world may have moved, the device may not have: attach again */
         o->attached = 0;
         return bad ? -1 : bp_ocl_fail(err, errlen, "clFinish(re-sort)", rc);
     }
     o->balls_version = w->balls_version;
     if (o->profile)
-        fprintf(stderr, "ballpit: opencl re-sort of %u balls: read %.2f ms, order %.2f ms, "
-                "device %.2f ms\n", o->n, (t1 - t0) * 1e3, (t2 - t1) * 1e3,
-                (bp_now() - t2) * 1e3);
+        fprintf(stderr, "ballpit: opencl re-sort of %u balls: %s %.2f ms, %s %.2f ms, "
+                "device %.2f ms\n", o->n, on_device ? "order on the device and read" : "read",
+                (t1 - t0) * 1e3, on_device ? "host moves" : "host order and moves",
+                (t2 - t1) * 1e3, (bp_now() - t2) * 1e3);
     return 0;
 }
 
@@ -1149,6 +1244,12 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
      * (A/B runs; the same bits). */
     o->reorder = 1;
     if (env_choice("BALLPIT_OCL_REORDER", "device", "host", &o->reorder, err, errlen))
+        goto fail;
+    /* Where ocl_reorder's order is worked out: on the device where the
+     * grid is built in parallel (GPUs), or always on the host:
+     * BALLPIT_OCL_SORT=device|host (A/B runs; the same bits). */
+    o->order_here = 1;
+    if (env_choice("BALLPIT_OCL_SORT", "device", "host", &o->order_here, err, errlen))
         goto fail;
     /* A step in one launch (bp_k_steps) on CPU devices, where a kernel
      * boundary costs a sleep and a wake of the runtime's threads; separate

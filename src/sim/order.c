@@ -1,12 +1,12 @@
 /* order.c - the balls sorted by place (order.h). */
 #include "order.h"
+#include "bp_physics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The sort's grid: about one cell per two balls, square cells. */
-static void order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh)
+void bp_order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh)
 {
     double area = (double)w->params.width * w->params.height;
     double cell = sqrt(area / (0.5 * (w->count ? w->count : 1u)));
@@ -21,17 +21,9 @@ size_t bp_order_tmp_bytes(const bp_world *w)
 {
     float inv;
     uint32_t gw, gh;
-    order_grid(w, &inv, &gw, &gh);
+    bp_order_grid(w, &inv, &gw, &gh);
     /* the new order, one array moved at a time, the cells' counts */
     return ((size_t)2 * w->count + (size_t)gw * gh + 1u) * sizeof(uint32_t);
-}
-
-static uint32_t cell_of(float v, float inv, uint32_t n)
-{
-    float c = v * inv;
-    if (!(c >= 0.0f)) /* and NaN */
-        return 0u;
-    return c >= (float)(n - 1u) ? n - 1u : (uint32_t)c;
 }
 
 /* From this many balls on, bp_world_apply_order moves the arrays on all
@@ -61,14 +53,15 @@ void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *
     uint32_t n = w->count;
     float inv;
     uint32_t gw, gh;
-    order_grid(w, &inv, &gw, &gh);
+    bp_order_grid(w, &inv, &gw, &gh);
     uint32_t ncells = gw * gh;
     uint32_t *cellof = tmp, *cnt = tmp + n;
     /* A counting sort: the cells' counts, their starts, then each ball at
      * its cell's next place in slot order. */
     memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = cell_of(y[i], inv, gh) * gw + cell_of(x[i], inv, gw);
+        uint32_t c = (uint32_t)(bp_grid_coord(y[i], inv, (bp_i32)gh) * (bp_i32)gw +
+                               bp_grid_coord(x[i], inv, (bp_i32)gw));
         cellof[i] = c;
         cnt[c + 1u]++;
     }
@@ -78,17 +71,24 @@ void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *
         from[cnt[cellof[i]]++] = i;
 }
 
+int bp_world_own_ids(bp_world *w)
+{
+    if (w->id)
+        return 0;
+    uint32_t *ids = malloc((size_t)(w->capacity ? w->capacity : 1u) * sizeof *ids);
+    if (!ids)
+        return -1;
+    for (uint32_t i = 0; i < w->count; i++)
+        ids[i] = i;
+    w->id = ids;
+    return 0;
+}
+
 int bp_world_apply_order(bp_world *w, const uint32_t *from, uint32_t *tmp)
 {
     uint32_t n = w->count;
-    if (!w->id) {
-        uint32_t *ids = malloc((size_t)w->capacity * sizeof *ids);
-        if (!ids)
-            return -1;
-        for (uint32_t i = 0; i < n; i++)
-            ids[i] = i;
-        w->id = ids;
-    }
+    if (bp_world_own_ids(w))
+        return -1;
     float *f = (float *)tmp;
 #pragma omp parallel if (n >= BP_ORDER_PAR_MIN)
     {

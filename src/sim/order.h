@@ -26,6 +26,12 @@
 int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes);
 size_t bp_order_tmp_bytes(const bp_world *w);
 
+/* The sort's grid: about one cell per two balls, square cells of side
+ * 1 / inv_cell, gw x gh of them; a ball's cell is bp_grid_coord of y
+ * times gw plus bp_grid_coord of x (kernels/bp_physics.h), so the OpenCL
+ * engine's bp_k_order_cell finds the same. */
+void bp_order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh);
+
 /* The two halves of bp_world_sort_by_place, for an engine that moves its
  * own copy of the balls (engine_ocl.c): from[k] = the slot whose ball goes
  * to slot k, sorting by the positions x, y (w->count of each; tmp: the
@@ -35,6 +41,9 @@ size_t bp_order_tmp_bytes(const bp_world *w);
 void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *from,
                    uint32_t *tmp);
 int bp_world_apply_order(bp_world *w, const uint32_t *from, uint32_t *tmp);
+/* Gives w an id array (each slot's id its slot) if it has none, as
+ * bp_world_apply_order does first: 0, or -1 when out of memory. */
+int bp_world_own_ids(bp_world *w);
 
 /* The slot of each id (n entries), or NULL with *owned 0 when the slots
  * are in id order; free() it when *owned. NULL with *owned 1: out of

@@ -272,13 +272,17 @@ static int large_sort_moves_every_array(void)
  * and attaches: after 1,100 sub-steps, across the re-sorts before 0 and
  * 1,024, the same slots, ids and bits. A ball gathered to the wrong slot,
  * or a radius or mass left behind, changes them. */
-static int resort_same_bits_as_cpu(void)
+static int resort_against_cpu(const char *grid)
 {
     bp_world *a = two_swarms();
     ENSURE(a != NULL);
     bp_world *c = bp_world_clone(a);
     ENSURE(c != NULL);
+    if (grid)
+        ENSURE(setenv("BALLPIT_OCL_GRID", grid, 1) == 0);
     bp_engine *ea = sorting_engine(a, 1);
+    if (grid)
+        unsetenv("BALLPIT_OCL_GRID");
     if (!ea) {
         bp_world_destroy(a);
         bp_world_destroy(c);
@@ -303,6 +307,24 @@ static int resort_same_bits_as_cpu(void)
     return 0;
 }
 
+static int resort_same_bits_as_cpu(void)
+{
+    return resort_against_cpu(NULL);
+}
+
+/* The same with the OpenCL engine's parallel grid build, as on GPUs: the
+ * re-sort's order then comes from the device (bp_k_order_cell and that
+ * build on the order's grid), not from the host; a cell or a tie between
+ * two balls of a cell taken otherwise than bp_order_from takes it changes
+ * the slots. (The CPU backend's run has no such path: skipped.) */
+static int device_order_same_bits_as_cpu(void)
+{
+    const char *b = getenv("BALLPIT_BACKEND");
+    if (!b || strcmp(b, "opencl") != 0)
+        return BP_TEST_SKIP;
+    return resort_against_cpu("parallel");
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
@@ -310,6 +332,7 @@ int main(int argc, char **argv)
         BP_TEST(sorted_runs_any_chunking),
         BP_TEST(settle_after_sort_keeps_ids),
         BP_TEST(resort_same_bits_as_cpu),
+        BP_TEST(device_order_same_bits_as_cpu),
         BP_TEST(large_sort_moves_every_array),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
