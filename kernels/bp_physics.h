@@ -2525,9 +2525,13 @@ typedef struct bp_once_list {
     float t[BP_PAIRS_CAP + BP_LANES];
     /* pair p's terms for ball i and for ball j, at BP_REC(p) */
     bp_f4 ti[BP_PAIRS_CAP + BP_LANES], tj[BP_PAIRS_CAP + BP_LANES];
-    bp_i32 cand[BP_PAIRS_CAP + BP_LANES], soft[BP_PAIRS_CAP + BP_LANES];
+    /* the pairs that add something: p, BP_ONCE_CAND if it may be an
+     * impact, BP_ONCE_SOFT if a contact */
     bp_u32 live[BP_PAIRS_CAP + BP_LANES];
+    bp_u32 bi[BP_PAIRS_CAP + BP_LANES]; /* ball i of pair p, for the fold */
 } bp_once_list;
+#define BP_ONCE_CAND 0x80000000u
+#define BP_ONCE_SOFT 0x40000000u
 
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
  * i sides load and permute as bp_vpair_i_side's do), with their windows:
@@ -2643,11 +2647,14 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, &oj))
             continue;
         BP_VSTORE(o.t, L->t + p);
+        BP_VSTORE(v.i, L->bi + p);
         bp_vstore_records_any(o.dvx, o.dvy, o.px, o.py, (float *)(L->ti + p));
         bp_vstore_records_any(oj.dvx, oj.dvy, oj.px, oj.py, (float *)(L->tj + p));
-        BP_VSTORE(o.cand, L->cand + p);
-        BP_VSTORE(o.soft, L->soft + p);
-        BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane, BP_LANE_IDS + BP_VUSPLAT(p));
+        /* the live pair's index, with its flags in the top bits */
+        bp_vu flags = (BP_VASU(o.cand) & BP_VUSPLAT(BP_ONCE_CAND)) |
+                      (BP_VASU(o.soft) & BP_VUSPLAT(BP_ONCE_SOFT));
+        BP_VCOMPRESS(L->live, nlive, (o.soft | o.cand) & lane,
+                     (BP_LANE_IDS + BP_VUSPLAT(p)) | flags);
     }
     /* Each pair's terms added to its balls' records in list order, which
      * is each ball's neighbour order; without a branch but for the rare
@@ -2657,16 +2664,17 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
     BP_GLOBAL float *sum = A->sum;
     BP_GLOBAL bp_u8 *nc = A->ncontact;
     for (bp_u32 q = 0u; q < nlive; q++) {
-        bp_u32 p = L->live[q], word = L->j[p], rp = BP_REC(p);
-        bp_u32 i = A->sorted[S->k0 + BP_ONCE_I(word)], j = word & BP_ONCE_JBITS;
-        if (L->cand[p]) {
+        bp_u32 lv = L->live[q], p = lv & ~(BP_ONCE_CAND | BP_ONCE_SOFT);
+        bp_u32 word = L->j[p], rp = BP_REC(p);
+        bp_u32 i = L->bi[p], j = word & BP_ONCE_JBITS;
+        bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
+        if (lv & BP_ONCE_CAND) {
             if (fold_i)
-                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], 1, L->soft[p], L->ti[rp]);
+                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, L->t[p], 1, (int)soft, L->ti[rp]);
             if (!(j & BP_ONCE_NOJ))
-                bp_once_fold(P, A, j, i, L->t[p], 1, L->soft[p], L->tj[rp]);
+                bp_once_fold(P, A, j, i, L->t[p], 1, (int)soft, L->tj[rp]);
             continue;
         }
-        bp_u32 soft = L->soft[p] ? 1u : 0u;
         if (fold_i) {
             bp_f4 a = BP_F4LOAD(sum + 4u * i) + L->ti[rp];
             BP_F4STORE(a, sum + 4u * i);
