@@ -2497,7 +2497,9 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
  * nothing, as there.)
  *
  * The sums are kept in the output arrays (sum, ncontact, best) from the
- * start, zeroed a little ahead of the walk, each pair's terms added to
+ * start, zeroed a block ahead of the walk (as each block of balls is
+ * filled in, up to the last slot its windows reach: one loop a block, not
+ * one of varying length a grid row), each pair's terms added to
  * both its balls' records (bp_f4: one load, add and store a ball). bp_fold holds
  * the best candidate's term and time back; here they are computed again,
  * by bp_resolve's scalar functions (the lanes' bits), the rare times a
@@ -2786,15 +2788,15 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
 
 /* The pairs of the ball in slot k of block S with the balls in slots
  * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
- * after flagged BP_ONCE_NOJ; the sums of the range's balls up to the last
- * one screened cleared first. Where the lanes can expand
- * (BP_HAVE_VEXPAND), the runs of the window's rows are packed into
- * batches of BP_LANES candidates, so a row of a few balls does not take a
- * whole screening step: the same candidates in the same order, in fewer
- * steps. (lo > k, so j is never i.) */
+ * after flagged BP_ONCE_NOJ (the sums they add to are cleared before:
+ * bp_slot_block_reach). Where the lanes can expand (BP_HAVE_VEXPAND), the
+ * runs of the window's rows are packed into batches of BP_LANES
+ * candidates, so a row of a few balls does not take a whole screening
+ * step: the same candidates in the same order, in fewer steps. (lo > k,
+ * so j is never i.) */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
                           bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
-                          bp_u32 b, int fold_i, bp_u32 *z)
+                          bp_u32 b, int fold_i)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
     BP_GLOBAL const float *spos = A->spos;
@@ -2815,7 +2817,6 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         k1 = k1 < hi ? k1 : hi;
         if (k0 >= k1)
             continue;
-        bp_once_zero(A, z, k1 < b ? k1 : b);
 #ifdef BP_HAVE_VEXPAND
         for (bp_u32 s = k0; s < k1;) {
             bp_u32 m = k1 - s < BP_LANES - fill ? k1 - s : BP_LANES - fill;
@@ -2853,6 +2854,22 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
 #endif
 }
 
+/* One past the furthest slot the windows of block S's nb balls reach
+ * (the end of the last cell of the furthest window), at most b: the sums
+ * to clear before the block's pairs are folded. A window's last cell is
+ * after its ball's own, so this is past the block's last slot too. */
+BP_FN bp_u32 bp_slot_block_reach(const bp_step_params *P, const bp_block_arrays *A,
+                                 const bp_slot_block *S, bp_u32 nb, bp_u32 b)
+{
+    bp_i32 c = 0;
+    for (bp_u32 w = 0u; w < nb; w++) {
+        bp_i32 e = S->W.y1[w] * P->gw + S->W.x1[w] + 1;
+        c = c > e ? c : e;
+    }
+    bp_u32 k = A->cell_start[c];
+    return k < b ? k : b;
+}
+
 /* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
  * evaluated once. */
 BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
@@ -2874,8 +2891,9 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a; g += BP_BLOCK) {
             bp_u32 g1 = a - g > BP_BLOCK ? g + BP_BLOCK : a;
             bp_slot_block_fill(P, A, vmax, g, g1, &S);
+            bp_once_zero(A, &z, bp_slot_block_reach(P, A, &S, g1 - g, b));
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &ln, &S, k, a, b, b, 0, &z);
+                bp_once_screen(P, A, &L, &ln, &S, k, a, b, b, 0);
             bp_once_work_off(&L, ln, P, A, &S, 0);
             ln = 0u;
         }
@@ -2883,10 +2901,10 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
     for (bp_u32 g = a; g < b; g += BP_BLOCK) {
         bp_u32 g1 = b - g > BP_BLOCK ? g + BP_BLOCK : b;
         bp_slot_block_fill(P, A, vmax, g, g1, &S);
-        for (bp_u32 k = g; k < g1; k++) {
-            bp_once_zero(A, &z, k + 1u); /* a no-op where the front is past k */
-            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1, &z);
-        }
+        bp_u32 e = bp_slot_block_reach(P, A, &S, g1 - g, b);
+        bp_once_zero(A, &z, e > g1 ? e : g1);
+        for (bp_u32 k = g; k < g1; k++)
+            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1);
         bp_once_work_off(&L, ln, P, A, &S, 1);
         ln = 0u;
     }
