@@ -3035,6 +3035,8 @@ BP_FN void bp_vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
     bp_vf s2 = *vx * *vx + *vy * *vy, zero = BP_VSPLAT(0.0f);
     bp_vi bad = ~(s2 == s2) | (s2 == BP_VSPLAT(INFINITY));
     bp_vi over = s2 > cap * cap;
+    if (!BP_VANY(bad | over)) /* nearly always: no square root, no division */
+        return;
     bp_vf k = cap / BP_VSQRT(s2);
     *vx = BP_VSEL(bad, zero, BP_VSEL(over, *vx * k, *vx));
     *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
@@ -3413,11 +3415,17 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
             slow = bp_vsegments_near(P, A, px, py, Dx, Dy, ri);
         /* bp_sweep_box from no hit */
         bp_vf best = BP_VSPLAT(BP_NO_HIT);
-        bp_vf t = BP_VSEL(Dx < zero, BP_VMAX(px - ri, zero) / -Dx,
-                          BP_VSEL(Dx > zero, BP_VMAX(P->width - ri - px, zero) / Dx, best));
+        /* one division an axis: the wall ahead's gap over the move's
+         * length along it (what bp_sweep_box divides; no move, no hit) */
+        bp_vi neg = Dx < zero;
+        bp_vf t = BP_VSEL(neg, BP_VMAX(px - ri, zero), BP_VMAX(P->width - ri - px, zero)) /
+                  BP_VSEL(neg, -Dx, Dx);
+        t = BP_VSEL(neg | (Dx > zero), t, best);
         best = BP_VSEL(t < best, t, best);
-        t = BP_VSEL(Dy < zero, BP_VMAX(py - ri, zero) / -Dy,
-                    BP_VSEL(Dy > zero, BP_VMAX(P->height - ri - py, zero) / Dy, best));
+        neg = Dy < zero;
+        t = BP_VSEL(neg, BP_VMAX(py - ri, zero), BP_VMAX(P->height - ri - py, zero)) /
+            BP_VSEL(neg, -Dy, Dy);
+        t = BP_VSEL(neg | (Dy > zero), t, best);
         best = BP_VSEL(t < best, t, best);
         /* A lane whose sweep hits nothing moves the whole way: the end of
          * bp_move_static. The others take bp_move_static itself, and so do
