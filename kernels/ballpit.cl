@@ -35,6 +35,13 @@
  * On CPU devices bp_k_steps (at the end) runs all the sub-steps of a step
  * in one launch, the same passes in the same order.
  *
+ * The re-sort by place (every 1,024 sub-steps, src/sim/order.h):
+ *   bp_k_order_cell   per ball, GPUs: its cell of the re-sort's grid and a
+ *                     slot in it; the grid build's kernels above then sort
+ *                     by it, so sorted[] is the order (CPU devices take the
+ *                     host's)
+ *   bp_k_gather       per ball: every array moved by that order
+ *
  * All kernels take the global size rounded up to the local size and check
  * their index (an OpenCL 1.2 NDRange must be a multiple of the local size).
  */
@@ -245,7 +252,7 @@ __kernel void bp_k_rank(const uint ncells, const uint n, __global const uint *ce
  * its slot among that cell's balls, counted as pass 1 counts for the
  * grid; bp_k_scan_blocks, bp_k_scan_top, bp_k_scatter and bp_k_rank then
  * sort as they sort the grid, ties in ball order, so sorted[] is the
- * host's from[] (bp_order_from: the same cells by bp_grid_coord). */
+ * host's from[] (bp_order_from: the same cells by bp_grid_cell). */
 __kernel void bp_k_order_cell(const uint n, __global const float *x, __global const float *y,
                               const float inv_cell, const int gw, const int gh,
                               __global uint *cell, __global uint *slot,
@@ -254,8 +261,7 @@ __kernel void bp_k_order_cell(const uint n, __global const float *x, __global co
     uint i = get_global_id(0);
     if (i >= n)
         return;
-    uint c = (uint)(bp_grid_coord(y[i], inv_cell, gh) * gw +
-                    bp_grid_coord(x[i], inv_cell, gw));
+    uint c = bp_grid_cell(x[i], y[i], inv_cell, gw, gh);
     cell[i] = c;
     slot[i] = atomic_inc(&cell_count[c]);
 }

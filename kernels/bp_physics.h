@@ -587,10 +587,17 @@ BP_FN bp_i32 bp_grid_coord(float v, float inv_cell, bp_i32 n)
     return (bp_i32)c;
 }
 
+/* The cell of (x, y) in a grid of gw x gh square cells of side
+ * 1 / inv_cell, row by row: the ball grid's (bp_cell_of), and the re-sort
+ * by place's (src/sim/order.c, and bp_k_order_cell on a GPU). */
+BP_FN bp_u32 bp_grid_cell(float x, float y, float inv_cell, bp_i32 gw, bp_i32 gh)
+{
+    return (bp_u32)(bp_grid_coord(y, inv_cell, gh) * gw + bp_grid_coord(x, inv_cell, gw));
+}
+
 BP_FN bp_u32 bp_cell_of(const bp_step_params *P, float x, float y)
 {
-    return (bp_u32)(bp_grid_coord(y, P->inv_cell, P->gh) * P->gw +
-                    bp_grid_coord(x, P->inv_cell, P->gw));
+    return bp_grid_cell(x, y, P->inv_cell, P->gw, P->gh);
 }
 
 /* How far apart two balls whose radii sum to rsum may be and still be

@@ -470,11 +470,13 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
     uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
     /* The re-sort's order comes from the parallel grid build's kernels
-     * too, where they build the grid (GPUs): their per-cell buffers hold
-     * the larger of the two grids. */
+     * too, where they build the grid (GPUs) and the world is one the
+     * engine re-sorts (engine.c): their per-cell buffers hold the larger
+     * of the two grids. */
     float oinv = 0.0f;
     uint32_t ogw = 0, ogh = 0, ocells = 0, oblocks = 0;
-    if (o->reorder && o->order_here && !o->grid_serial && n > 0) {
+    if (o->reorder && o->order_here && !o->grid_serial && o->base.sort_by_place &&
+        n >= BP_ORDER_MIN) {
         bp_order_grid(w, &oinv, &ogw, &ogh);
         ocells = ogw * ogh;
         oblocks = (uint32_t)((ocells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
@@ -1078,16 +1080,19 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* on the device: from (n words) and the moves' tmp (n); on the host:
      * the positions (2n floats), then from and bp_order_from's tmp */
     size_t cap = on_device ? 2 * n : 2 * n + bp_order_tmp_bytes(w) / sizeof(float) + 1;
-    if (rbuf_reserve(o, cap, "re-sorting", err, errlen) || bp_world_own_ids(w))
-        return bp_fail(err, errlen, "opencl engine: out of memory re-sorting %u balls", o->n);
+    if (rbuf_reserve(o, cap, "re-sorting", err, errlen))
+        return -1;
+    if (bp_world_own_ids(w))
+        return bp_fail(err, errlen, "opencl engine: out of memory for the ids of %u balls",
+                       o->n);
     float *pos = o->rbuf;
     uint32_t *from = on_device ? (uint32_t *)o->rbuf : (uint32_t *)(pos + 2 * n);
+    const cl_uint cn = o->n;
     cl_event got = NULL; /* from[] read back (on the device) */
     cl_int rc;
     int bad = 0;
-    double t1, t2;
+    double t1 = t0, t2 = t0;
     if (on_device) {
-        const cl_uint cn = o->n;
         bad = grid_args(o, o->ocells, o->oblocks, 0u, err, errlen) ||
               enqueue(o, K_ORDER_CELL, n, o->local, NULL, err, errlen) ||
               enqueue_grid(o, o->ocells, o->oblocks, NULL, err, errlen);
@@ -1103,7 +1108,6 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
             clFinish(o->q);
             return -1;
         }
-        t1 = t2 = bp_now();
     } else {
         rc = clEnqueueReadBuffer(o->q, o->b[B_X], CL_FALSE, 0, n * f, pos, 0, NULL, NULL);
         if (rc == CL_SUCCESS)
@@ -1115,9 +1119,7 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
         }
         t1 = bp_now();
         bp_order_from(w, pos, pos + n, from, from + n);
-        if (bp_world_apply_order(w, from, from + n))
-            return bp_fail(err, errlen, "opencl engine: out of memory for the ids of %u balls",
-                           o->n);
+        (void)bp_world_apply_order(w, from, from + n); /* cannot fail: the ids are there */
         t2 = bp_now();
         bad = write_buf(o, B_BEST, n * sizeof(cl_uint), from, err, errlen);
     }
@@ -1125,7 +1127,6 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * from the host; both dead between steps) into the backup (copied
      * afresh at the start of every step), sum (four floats a ball) and
      * ncontact (rewritten in pass 3), also dead; then copied back. */
-    const cl_uint cn = o->n;
     static const int gather_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_R,   B_M,  B_SPLIT,
                                       B_BX,  B_BY,  B_BVX, B_BVY, B_SUM, B_NCONTACT};
     static const int back_from[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_SUM, B_NCONTACT};
@@ -1142,14 +1143,13 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
             bad = bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(re-sort)", rc) != 0;
     }
     if (on_device) {
-        /* the host's moves while the device gathers (they cannot fail:
-         * the ids are there) */
+        /* the host's moves while the device gathers */
         clFlush(o->q);
         rc = clWaitForEvents(1, &got);
         clReleaseEvent(got);
         t1 = bp_now();
         if (rc == CL_SUCCESS && !bad)
-            bp_world_apply_order(w, from, from + n);
+            (void)bp_world_apply_order(w, from, from + n); /* cannot fail: the ids are there */
         else if (rc != CL_SUCCESS && !bad)
             bad = bp_ocl_fail(err, errlen, "clWaitForEvents(re-sort order)", rc) != 0;
         t2 = bp_now();

@@ -60,8 +60,7 @@ void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *
      * its cell's next place in slot order. */
     memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = (uint32_t)(bp_grid_coord(y[i], inv, (bp_i32)gh) * (bp_i32)gw +
-                               bp_grid_coord(x[i], inv, (bp_i32)gw));
+        uint32_t c = bp_grid_cell(x[i], y[i], inv, (bp_i32)gw, (bp_i32)gh);
         cellof[i] = c;
         cnt[c + 1u]++;
     }

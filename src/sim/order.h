@@ -27,9 +27,9 @@ int bp_world_sort_by_place(bp_world *w, void *tmp, size_t tmp_bytes);
 size_t bp_order_tmp_bytes(const bp_world *w);
 
 /* The sort's grid: about one cell per two balls, square cells of side
- * 1 / inv_cell, gw x gh of them; a ball's cell is bp_grid_coord of y
- * times gw plus bp_grid_coord of x (kernels/bp_physics.h), so the OpenCL
- * engine's bp_k_order_cell finds the same. */
+ * 1 / inv_cell, gw x gh of them; a ball's cell is bp_grid_cell's
+ * (kernels/bp_physics.h), so the OpenCL engine's bp_k_order_cell finds
+ * the same. */
 void bp_order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh);
 
 /* The two halves of bp_world_sort_by_place, for an engine that moves its
