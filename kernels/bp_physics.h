@@ -2178,9 +2178,12 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
  * The CPU engine runs these (src/sim/cpu_blocks.c), and the OpenCL engine's
  * one-launch step on CPU devices; GPUs keep a work-item per ball.
  *
- * Passes 1 and 4 (bp_block_integrate, bp_block_resolve) are the per-ball
- * functions in lanes; pass 4 leaves the rare ball with an impact partner
- * to bp_resolve.
+ * Pass 1 (bp_block_integrate) is the per-ball function in lanes. Pass 4
+ * (bp_block_resolve) takes only the balls with an impact partner, the
+ * rare ones whose term reads another ball, by bp_resolve; the others'
+ * records are resolved by pass 5 in its lanes as it reads them
+ * (bp_vresolve_own: bp_resolve's own part, in the same float operations),
+ * one walk over the balls fewer a sub-step.
  *
  * Pass 3: bp_contacts takes one ball at a time, so its groups of lanes
  * hold that ball's neighbours only: 1-2 of 4 lanes on the rain. Here the
@@ -2212,7 +2215,8 @@ typedef struct bp_block_arrays {
     BP_GLOBAL const float *spos;
     BP_GLOBAL bp_i32 *best;
     BP_GLOBAL bp_u8 *ncontact;
-    BP_GLOBAL float *sum; /* pass 3's sums, pass 4's velocity and displacement: 4 a ball */
+    BP_GLOBAL float *sum; /* pass 3's sums, pass 4's velocity and displacement: 4 a ball
+                           * (the balls with best >= 0; the others' sums until pass 5) */
     BP_GLOBAL const float *lx1, *ly1, *lx2, *ly2;
     BP_GLOBAL const bp_u32 *seg_start, *seg_list;
     BP_GLOBAL const bp_u32 *seg_gap; /* bp_seggrid.gap, or 0 (then unused) */
@@ -3394,6 +3398,37 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     }
 }
 
+/* The lanes of balls i.. that have an impact partner (best >= 0): their
+ * records pass 4 has resolved. */
+BP_FN bp_vi bp_vpartnered(const bp_block_arrays *A, bp_u32 i)
+{
+    return BP_VASI(BP_VLOADU((BP_GLOBAL const bp_u32 *)(A->best + i))) >= BP_VI0;
+}
+
+/* Pass 4 for the lanes of balls i.. without an impact partner, whose
+ * records (*ux, *uy, *cx, *cy) are still pass 3's sums: bp_resolve's own
+ * part, in its float operations (the velocity plus the sum, capped; the
+ * push at most half the radius). The lanes with one keep their records.
+ * Returns the lanes it resolved. */
+BP_FN bp_vi bp_vresolve_own(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i,
+                            bp_vf *ux, bp_vf *uy, bp_vf *cx, bp_vf *cy)
+{
+    bp_vi own = ~bp_vpartnered(A, i);
+    bp_vf vx = BP_VLOAD(A->vx + i) + *ux, vy = BP_VLOAD(A->vy + i) + *uy;
+    bp_vcap_speed(P->speed_cap, &vx, &vy);
+    *ux = BP_VSEL(own, vx, *ux);
+    *uy = BP_VSEL(own, vy, *uy);
+    bp_vf px = *cx, py = *cy;
+    bp_vf p2 = px * px + py * py, lim = 0.5f * BP_VLOAD(A->r + i);
+    bp_vi over = (p2 > lim * lim) & own;
+    if (BP_VANY(over)) {
+        bp_vf k_ = lim / BP_VSQRT(p2);
+        *cx = BP_VSEL(over, px * k_, px);
+        *cy = BP_VSEL(over, py * k_, py);
+    }
+    return own;
+}
+
 /* Fewer balls than this left for bp_vmove_static take bp_move_static one
  * at a time. */
 #define BP_VMOVE_MIN (BP_LANES / 4)
@@ -3416,6 +3451,8 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_vf py = BP_VMIN(BP_VMAX(BP_VLOAD(A->y + i), ri), P->height - ri);
         bp_vf ux, uy, cx, cy;
         bp_vload_records(A->sum + 4u * i, &ux, &uy, &cx, &cy);
+        bp_vi own = bp_vresolve_own(P, A, i, &ux, &uy, &cx, &cy);
+        bp_vf rx = ux, ry = uy; /* the records as pass 4 leaves them */
         bp_vf Dx = cx + ux * h, Dy = cy + uy * h;
         bp_vi slow = BP_VI0;
         if (P->nlines > 0u)
@@ -3458,6 +3495,8 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_i32 ls[BP_LANES];
         BP_VSTORE(slow, ls);
         bp_vstore_lanes(px, py, ux, uy, ls, A->x + i, A->y + i, A->vx + i, A->vy + i);
+        if (BP_VANY(slow & own)) /* bp_move_static reads them resolved */
+            bp_vstore_records(rx, ry, cx, cy, A->sum + 4u * i);
         BP_VCOMPRESS(q, nq, slow, ids);
         if (nq >= BP_LANES) { /* BP_LANES of them in lanes, the rest kept */
             bp_vmove_static(P, A, q, ~BP_VI0);
@@ -3466,8 +3505,11 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
                 q[k] = q[BP_LANES + k];
         }
     }
-    for (; i < i1; i++)
+    for (; i < i1; i++) {
+        if (A->best[i] < 0) /* bp_resolve's own part only */
+            bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
         q[nq++] = i;
+    }
     bp_u32 k0 = 0u;
     for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES) {
         bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
@@ -3491,53 +3533,23 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
 #endif
 }
 
-/* Pass 4 (bp_resolve) for balls i0..i1-1: the balls with no impact
- * partner (nearly all) BP_LANES at a time in lanes, the others by
- * bp_resolve. */
+/* Pass 4 (bp_resolve) for the balls of i0..i1-1 with an impact partner
+ * (best >= 0); the others' records are left to pass 5 (bp_block_move),
+ * whose lanes resolve them as bp_resolve would (bp_vresolve_own). */
 BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0,
                             bp_u32 i1)
 {
     bp_u32 i = i0;
     for (; i + BP_LANES <= i1; i += BP_LANES) {
-        bp_vf sx, sy, px, py;
-        bp_vload_records(A->sum + 4u * i, &sx, &sy, &px, &py);
-        bp_vf ux = BP_VLOAD(A->vx + i) + sx;
-        bp_vf uy = BP_VLOAD(A->vy + i) + sy;
-        bp_vcap_speed(P->speed_cap, &ux, &uy);
-        bp_vf p2 = px * px + py * py, lim = 0.5f * BP_VLOAD(A->r + i);
-        bp_vi over = p2 > lim * lim;
-        bp_vf k_ = lim / BP_VSQRT(p2);
-        px = BP_VSEL(over, px * k_, px);
-        py = BP_VSEL(over, py * k_, py);
-        bp_i32 partner[BP_LANES];
-        bp_u32 any = 0u;
-        for (bp_u32 k = 0u; k < BP_LANES; k++) {
-            partner[k] = A->best[i + k] >= 0;
-            any |= (bp_u32)partner[k];
-        }
-        if (!any) {
-            bp_vstore_records(ux, uy, px, py, A->sum + 4u * i);
-            continue;
-        }
-        /* the lanes without a partner from the lanes; the others by
-         * bp_resolve, which reads its ball's record, not theirs */
-        float l[4][BP_LANES];
-        BP_VSTORE(ux, l[0]);
-        BP_VSTORE(uy, l[1]);
-        BP_VSTORE(px, l[2]);
-        BP_VSTORE(py, l[3]);
-        for (bp_u32 k = 0u; k < BP_LANES; k++) {
-            if (partner[k]) {
+        bp_u32 mk = BP_VMASK(bp_vpartnered(A, i));
+        for (bp_u32 k = 0u; mk; k++, mk >>= 1)
+            if (mk & 1u)
                 bp_resolve(i + k, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best,
                            A->sum);
-            } else {
-                bp_f4 out = BP_F4(l[0][k], l[1][k], l[2][k], l[3][k]);
-                BP_F4STORE(out, A->sum + 4u * (i + k));
-            }
-        }
     }
     for (; i < i1; i++)
-        bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
+        if (A->best[i] >= 0)
+            bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
 }
 
 /* Pass 1 (bp_integrate, and bp_cell_of into cell[]) for balls i0..i1-1,

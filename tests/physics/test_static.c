@@ -15,6 +15,11 @@
  * must be untouched, and the cases must really occur: bounces off lines'
  * bodies and end points, walls, pushouts, friction.
  *
+ * Then passes 4 and 5 together on pass 3's raw sums: bp_block_resolve
+ * (only the balls with an impact partner) and bp_block_move (which
+ * resolves the others in its lanes) against bp_resolve and
+ * bp_move_static for every ball.
+ *
  * Also the grid build's offsets as the same width's CPU engine sums them
  * (grid_offsets_exact: a scan across the lanes in the AVX-512 build).
  *
@@ -186,9 +191,10 @@ static void arrays_free(arrays *a)
 }
 
 static bp_block_arrays block_arrays(const bp_world *w, const bp_seggrid *sg, const arrays *a,
-                                    bp_u8 *split, bp_u8 *ncontact)
+                                    bp_u8 *split, bp_u8 *ncontact, bp_i32 *best)
 {
     bp_block_arrays A = {0};
+    A.best = best;
     A.x = a->x;
     A.y = a->y;
     A.vx = a->vx;
@@ -239,6 +245,84 @@ static void count_cases(const bp_world *w, const bp_step_params *P, const arrays
     }
 }
 
+static long n_partner, n_mutual, n_clamped, n_capped;
+
+/* Passes 4 and 5 on raw sums: the records of `in` taken as pass 3's sums
+ * (velocity change, push; the pushes doubled, so some exceed the half
+ * radius pass 4 clamps them to), one ball in ten given an impact partner
+ * (some of them each other's). bp_resolve then bp_move_static for every
+ * ball against bp_block_resolve then bp_block_move over ranges of every
+ * size: the same bits. best[] is left as it was. */
+static int resolve_and_move(bp_world *w, const bp_step_params *P, const bp_seggrid *sg,
+                            const arrays *in, bp_u8 *split, bp_u8 *ncontact, bp_i32 *best)
+{
+    const uint32_t n = w->count;
+    arrays raw, one, lanes;
+    ENSURE(arrays_alloc(&raw, n) == 0 && arrays_alloc(&one, n) == 0 &&
+           arrays_alloc(&lanes, n) == 0);
+    arrays_copy(&raw, in, n);
+    for (uint32_t b = 0; b < n; b++) {
+        raw.sum[4 * b + 2] *= 2.0f;
+        raw.sum[4 * b + 3] *= 2.0f;
+        best[b] = -1;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        if (frand(0.0f, 1.0f) >= 0.1f)
+            continue;
+        uint32_t j = (uint32_t)frand(0.0f, (float)n - 0.001f);
+        if (j == b)
+            continue;
+        best[b] = (bp_i32)j;
+        if (frand(0.0f, 1.0f) < 0.5f)
+            best[j] = (bp_i32)b;
+    }
+    for (uint32_t b = 0; b < n; b++) {
+        const float *rec = raw.sum + 4 * (size_t)b;
+        n_partner += best[b] >= 0;
+        n_mutual += best[b] >= 0 && best[best[b]] == (bp_i32)b;
+        float lim = 0.5f * w->r[b];
+        n_clamped += best[b] < 0 && rec[2] * rec[2] + rec[3] * rec[3] > lim * lim;
+        float ux = raw.vx[b] + rec[0], uy = raw.vy[b] + rec[1];
+        n_capped += best[b] < 0 && ux * ux + uy * uy > P->speed_cap * P->speed_cap;
+    }
+    memset(split, 0, n);
+
+    /* one ball at a time */
+    arrays_copy(&one, &raw, n);
+    for (uint32_t b = 0; b < n; b++)
+        bp_resolve(b, P, one.x, one.y, one.vx, one.vy, w->r, w->m, split, best, one.sum);
+    for (uint32_t b = 0; b < n; b++)
+        bp_move_static(b, P, one.x, one.y, one.vx, one.vy, one.sum, w->r, w->lx1, w->ly1,
+                       w->lx2, w->ly2, sg->start, sg->list);
+
+    /* in blocks: every pass 4 range before any pass 5 one, as the engines */
+    arrays_copy(&lanes, &raw, n);
+    bp_block_arrays AL = block_arrays(w, sg, &lanes, split, ncontact, best);
+    static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095, BALLS};
+    const size_t ncuts = sizeof cuts / sizeof cuts[0];
+    for (size_t c = 0; c + 1 < ncuts; c++)
+        bp_block_resolve(P, &AL, cuts[c], cuts[c + 1]);
+    for (size_t c = 0; c + 1 < ncuts; c++)
+        bp_block_move(P, &AL, cuts[c], cuts[c + 1]);
+    for (uint32_t b = 0; b < n; b++) {
+        if (!bp_test_same_bits(lanes.x[b], one.x[b]) ||
+            !bp_test_same_bits(lanes.y[b], one.y[b]) ||
+            !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
+            !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
+            printf("passes 4 and 5 in blocks: ball %u (best %d): (%.9g, %.9g) v (%.9g, %.9g), "
+                   "want (%.9g, %.9g) v (%.9g, %.9g)\n", b, best[b], lanes.x[b], lanes.y[b],
+                   lanes.vx[b], lanes.vy[b], one.x[b], one.y[b], one.vx[b], one.vy[b]);
+            ENSURE(0);
+        }
+    }
+    for (uint32_t b = 0; b < n; b++)
+        best[b] = 0;
+    arrays_free(&raw);
+    arrays_free(&one);
+    arrays_free(&lanes);
+    return 0;
+}
+
 /* One world: groups of BP_LANES random balls, random lanes on, through
  * bp_vmove_static against bp_move_static ball by ball; then whole ranges
  * through bp_block_move against bp_move_static. */
@@ -267,13 +351,16 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
     for (uint32_t b = 0; b < n; b += 3)
         count_cases(w, &P, &in, b);
     bp_u8 *split = calloc(n, 1), *ncontact = calloc(n, 1);
-    ENSURE(split && ncontact);
+    /* every ball "with a partner": pass 4 has resolved its record, which
+     * is what the records above are */
+    bp_i32 *best = calloc(n, sizeof *best);
+    ENSURE(split && ncontact && best);
     for (uint32_t b = 0; b < n; b++)
         ncontact[b] = (bp_u8)(b % 5);
 
     /* bp_move_static for every ball: the reference */
     arrays_copy(&one, &in, n);
-    bp_block_arrays A1 = block_arrays(w, &sg, &one, split, ncontact);
+    bp_block_arrays A1 = block_arrays(w, &sg, &one, split, ncontact, best);
     for (uint32_t b = 0; b < n; b++)
         bp_move_static(b, &P, A1.x, A1.y, A1.vx, A1.vy, A1.sum, A1.r, A1.lx1, A1.ly1, A1.lx2,
                        A1.ly2, A1.seg_start, A1.seg_list);
@@ -287,7 +374,7 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
 
     /* groups of random balls, random lanes on */
     arrays_copy(&lanes, &in, n);
-    bp_block_arrays AL = block_arrays(w, &sg, &lanes, split, ncontact);
+    bp_block_arrays AL = block_arrays(w, &sg, &lanes, split, ncontact, best);
     uint32_t perm[BALLS];
     for (uint32_t b = 0; b < n; b++)
         perm[b] = b;
@@ -351,8 +438,12 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
         }
     }
 
+    if (resolve_and_move(w, &P, &sg, &in, split, ncontact, best))
+        return 1;
+
     free(split);
     free(ncontact);
+    free(best);
     in.x = in.y = in.vx = in.vy = NULL;
     arrays_free(&in);
     arrays_free(&lanes);
@@ -365,6 +456,7 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
 static int lanes_match_move_static(void)
 {
     n_moved = n_line_hit = n_point_hit = n_wall_hit = n_pushed = n_slowed = 0;
+    n_partner = n_mutual = n_clamped = n_capped = 0;
     for (int world = 0; world < 24; world++) {
         float W = world % 3 == 0 ? 400.0f : world % 3 == 1 ? 1280.0f : 3000.0f;
         float H = world % 3 == 0 ? 300.0f : world % 3 == 1 ? 720.0f : 900.0f;
@@ -376,12 +468,19 @@ static int lanes_match_move_static(void)
     printf("  %d lanes: %ld balls moved, %ld meet a line's body, %ld an end point, %ld a wall, "
            "%ld pushed out, %ld slowed\n", BP_LANES, n_moved, n_line_hit, n_point_hit,
            n_wall_hit, n_pushed, n_slowed);
+    printf("  passes 4 and 5: %ld balls with an impact partner (%ld mutual), %ld pushes "
+           "clamped, %ld speeds capped in pass 5's lanes\n", n_partner, n_mutual, n_clamped,
+           n_capped);
     /* the cases occurred */
     ENSURE(n_line_hit > 1000);
     ENSURE(n_point_hit > 100);
     ENSURE(n_wall_hit > 1000);
     ENSURE(n_pushed > 1000);
     ENSURE(n_slowed > 1000);
+    ENSURE(n_partner > 1000);
+    ENSURE(n_mutual > 100);
+    ENSURE(n_clamped > 1000);
+    ENSURE(n_capped > 1000);
     return 0;
 }
 
