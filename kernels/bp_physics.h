@@ -557,6 +557,8 @@ typedef struct bp_step_params {
     float spring_range;   /* deepest overlap the spring sees, * rmin */
     float friction;       /* share of the sliding speed a resting contact removes per sub-step */
     float rmax;           /* largest radius */
+    float r0, m0;         /* every ball's radius, mass, where all balls have the same (the
+                           * lanes splat it instead of gathering it), else 0 */
     float cell, inv_cell; /* ball grid */
     bp_i32 gw, gh;
     float scell, inv_scell; /* segment grid */
@@ -1537,14 +1539,14 @@ BP_FN void bp_vpair_with_i(bp_vpair *v, bp_u32 i, bp_side si)
 /* Fills the j side of v (balls J[0..BP_LANES-1]) and the pair fields,
  * its i side (xi, yi, ri; velocity vxi, vyi) being set. */
 BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const float *x,
-                           BP_GLOBAL const float *y, BP_GLOBAL const float *r,
+                           BP_GLOBAL const float *y, BP_GLOBAL const float *r, float r0,
                            BP_GLOBAL const float *vx, BP_GLOBAL const float *vy,
                            const bp_u32 *J)
 {
     v->j = BP_VLOADU(J);
     v->xj = BP_VGATHER(x, J);
     v->yj = BP_VGATHER(y, J);
-    v->rj = BP_VGATHER(r, J);
+    v->rj = r0 > 0.0f ? BP_VSPLAT(r0) : BP_VGATHER(r, J);
     v->dx = v->xj - v->xi;
     v->dy = v->yj - v->yi;
     v->d2 = v->dx * v->dx + v->dy * v->dy;
@@ -1596,7 +1598,7 @@ BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
     if (oj)
         oj->dvx = oj->dvy = oj->px = oj->py = zero;
     if (BP_VANY(close)) {
-        v->mj = BP_VGATHER(m, J);
+        v->mj = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(m, J);
         v->nj = bp_vsplit_n(split, J);
         o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py, oj);
     }
@@ -1658,7 +1660,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
         J[k] = near_[k < left ? k : 0u];
     bp_vpair v;
     bp_vpair_with_i(&v, i, si);
-    bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, vx, vy, J);
+    bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, P->r0, vx, vy, J);
     bp_vterms o;
     if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o, 0))
         return;
@@ -2302,8 +2304,8 @@ BP_FN void bp_vpair_i_side(const bp_step_params *P, const bp_block_arrays *A, bp
 #endif
     v->xi = BP_VGATHER(A->x, I);
     v->yi = BP_VGATHER(A->y, I);
-    v->ri = BP_VGATHER(A->r, I);
-    v->mi = BP_VGATHER(A->m, I);
+    v->ri = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, I);
+    v->mi = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(A->m, I);
     v->ni = bp_vsplit_n(A->split, I);
     *vxi = BP_VGATHER(A->vx, I);
     *vyi = BP_VGATHER(A->vy, I);
@@ -2331,7 +2333,7 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
 #else
         bp_vpair_i_side(P, A, &v, BP_LI_BASE(i0) + L->i[p], 0, &vxi, &vyi);
 #endif
-        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
+        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
         bp_vterms o;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
         if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, 0))
@@ -2653,7 +2655,7 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         bp_vf vxi, vyi;
         v.i = (word >> BP_ONCE_ISHIFT) & BP_VUSPLAT(255u);
         bp_once_i_side(S, A->sorted + S->k0, &v, BP_ONCE_I(L->j[p]), &vxi, &vyi);
-        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, A->vx, A->vy, J);
+        bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
         bp_vterms o;
         bp_vpush oj;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
@@ -2731,8 +2733,10 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
 #endif
         bp_u32 w = k - k0;
         bp_vf x = BP_VLOAD(spos + k), y = BP_VLOAD(spos + P->ystride + k);
-        bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J), r = BP_VGATHER(A->r, J);
-        bp_vf m = BP_VGATHER(A->m, J), nn = bp_vsplit_n(A->split, J);
+        bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J);
+        bp_vf r = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, J);
+        bp_vf m = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(A->m, J);
+        bp_vf nn = bp_vsplit_n(A->split, J);
         BP_VSTORE(x, S->x + w);
         BP_VSTORE(y, S->y + w);
         BP_VSTORE(vx, S->vx + w);
@@ -3300,7 +3304,7 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     const bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
     bp_vu ids = BP_VLOADU(I);
     bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
-    bp_vf ri = BP_VGATHER(A->r, I);
+    bp_vf ri = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, I);
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
     bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);

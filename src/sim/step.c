@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(sizeof(bp_step_params) == 26 * 4, "bp_step_params must stay 4-byte fields only");
+_Static_assert(sizeof(bp_step_params) == 28 * 4, "bp_step_params must stay 4-byte fields only");
 _Static_assert(BP_MAX_BALLS <= (1u << BP_ONCE_ISHIFT) && BP_BLOCK <= 256u,
                "bp_once_list's word: ball j below bit BP_ONCE_ISHIFT, i's slot in 8 bits");
 
@@ -59,6 +59,16 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
     P->spring_range = BP_SPRING_RANGE;
     P->friction = BP_FRICTION;
     P->rmax = bp_world_rmax(w);
+    /* one radius, one mass for every ball (the same floats): the lanes
+     * splat them (bp_step_params.r0, m0) */
+    P->r0 = w->count > 0 ? w->r[0] : 0.0f;
+    P->m0 = w->count > 0 ? w->m[0] : 0.0f;
+    for (uint32_t i = 1; i < w->count && (P->r0 > 0.0f || P->m0 > 0.0f); i++) {
+        if (w->r[i] != P->r0)
+            P->r0 = 0.0f;
+        if (w->m[i] != P->m0)
+            P->m0 = 0.0f;
+    }
     /* Cells of one diameter plus the relative travel of a sub-step at the
      * speed hint, so the usual search is the 3x3 cells around a ball (a
      * faster ball makes bp_reach search further), but no more cells than

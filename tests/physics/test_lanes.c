@@ -17,6 +17,7 @@
 #include "test.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* the same cases on every run */
@@ -187,11 +188,49 @@ static int lanes_match_scalar_no_gravity(void)
     return lanes_match_scalar_with(0.0f);
 }
 
+/* The lanes splat the radius and the mass where every ball has the same
+ * (bp_step_params.r0, m0; bp_step_setup) and gather them otherwise: the
+ * flags set exactly when the floats are all equal. */
+static int one_radius_one_mass(void)
+{
+    struct {
+        float r2, m2; /* the third ball's radius and mass (0: from the radius) */
+        float want_r0, want_m0;
+    } cases[] = {
+        {2.0f, 0.0f, 2.0f, 12.566371f},  /* all alike */
+        {2.5f, 0.0f, 0.0f, 0.0f},        /* one larger ball: mass from its radius too */
+        {2.0f, 7.0f, 2.0f, 0.0f},        /* one heavier ball of the same size */
+        {2.0000002f, 12.566371f, 0.0f, 12.566371f}, /* a float apart in radius only */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bp_params p = bp_params_default();
+        bp_world *w = bp_world_create(&p);
+        ENSURE(w != NULL);
+        for (int b = 0; b < 5; b++)
+            ENSURE(bp_world_add_ball(w, 100.0f + 10.0f * b, 100.0f, 0.0f, 0.0f,
+                                     b == 2 ? cases[c].r2 : 2.0f, b == 2 ? cases[c].m2 : 0.0f,
+                                     NULL, 0) == b);
+        bp_seggrid sg = {0};
+        ENSURE(bp_seggrid_build(&sg, w) == 0);
+        bp_step_params P;
+        bp_step_setup(w, &sg, &P);
+        if (P.r0 != cases[c].want_r0 || P.m0 != cases[c].want_m0)
+            printf("case %zu: r0 %.9g m0 %.9g, want %.9g %.9g\n", c, P.r0, P.m0,
+                   cases[c].want_r0, cases[c].want_m0);
+        ENSURE(P.r0 == cases[c].want_r0);
+        ENSURE(P.m0 == cases[c].want_m0);
+        bp_seggrid_free(&sg);
+        bp_world_destroy(w);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
         BP_TEST(lanes_match_scalar_gravity),
         BP_TEST(lanes_match_scalar_no_gravity),
+        BP_TEST(one_radius_one_mass),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
