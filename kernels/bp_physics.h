@@ -568,6 +568,11 @@ typedef struct bp_step_params {
     bp_u32 ystride;       /* spos: y of grid slot k at spos[ystride + k], x at spos[k] */
 } bp_step_params;
 
+/* The lanes' values of a per-ball array a at balls J: v0 in every lane
+ * where every ball has that value (bp_step_params.r0, m0: > 0), else
+ * gathered. */
+#define BP_VGATHER_OR(v0, a, J) ((v0) > 0.0f ? BP_VSPLAT(v0) : BP_VGATHER(a, J))
+
 /* ---- Small helpers -------------------------------------------------------- */
 
 BP_FN bp_i32 bp_clampi(bp_i32 v, bp_i32 lo, bp_i32 hi)
@@ -1546,7 +1551,7 @@ BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const fl
     v->j = BP_VLOADU(J);
     v->xj = BP_VGATHER(x, J);
     v->yj = BP_VGATHER(y, J);
-    v->rj = r0 > 0.0f ? BP_VSPLAT(r0) : BP_VGATHER(r, J);
+    v->rj = BP_VGATHER_OR(r0, r, J);
     v->dx = v->xj - v->xi;
     v->dy = v->yj - v->yi;
     v->d2 = v->dx * v->dx + v->dy * v->dy;
@@ -1598,7 +1603,7 @@ BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
     if (oj)
         oj->dvx = oj->dvy = oj->px = oj->py = zero;
     if (BP_VANY(close)) {
-        v->mj = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(m, J);
+        v->mj = BP_VGATHER_OR(P->m0, m, J);
         v->nj = bp_vsplit_n(split, J);
         o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py, oj);
     }
@@ -2304,8 +2309,8 @@ BP_FN void bp_vpair_i_side(const bp_step_params *P, const bp_block_arrays *A, bp
 #endif
     v->xi = BP_VGATHER(A->x, I);
     v->yi = BP_VGATHER(A->y, I);
-    v->ri = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, I);
-    v->mi = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(A->m, I);
+    v->ri = BP_VGATHER_OR(P->r0, A->r, I);
+    v->mi = BP_VGATHER_OR(P->m0, A->m, I);
     v->ni = bp_vsplit_n(A->split, I);
     *vxi = BP_VGATHER(A->vx, I);
     *vyi = BP_VGATHER(A->vy, I);
@@ -2734,8 +2739,7 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
         bp_u32 w = k - k0;
         bp_vf x = BP_VLOAD(spos + k), y = BP_VLOAD(spos + P->ystride + k);
         bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J);
-        bp_vf r = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, J);
-        bp_vf m = P->m0 > 0.0f ? BP_VSPLAT(P->m0) : BP_VGATHER(A->m, J);
+        bp_vf r = BP_VGATHER_OR(P->r0, A->r, J), m = BP_VGATHER_OR(P->m0, A->m, J);
         bp_vf nn = bp_vsplit_n(A->split, J);
         BP_VSTORE(x, S->x + w);
         BP_VSTORE(y, S->y + w);
@@ -3304,7 +3308,7 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     const bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
     bp_vu ids = BP_VLOADU(I);
     bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
-    bp_vf ri = P->r0 > 0.0f ? BP_VSPLAT(P->r0) : BP_VGATHER(A->r, I);
+    bp_vf ri = BP_VGATHER_OR(P->r0, A->r, I);
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
     bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);

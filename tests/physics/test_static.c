@@ -247,6 +247,30 @@ static void count_cases(const bp_world *w, const bp_step_params *P, const arrays
 
 static long n_partner, n_mutual, n_clamped, n_capped;
 
+/* Ranges of every size for the block passes (a block, more, a few balls,
+ * a range not starting at a block's first ball), covering all BALLS. */
+static const uint32_t move_cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095, BALLS};
+#define MOVE_RANGES (sizeof move_cuts / sizeof move_cuts[0] - 1)
+
+/* Every ball's position and velocity in got the bits of want's; the
+ * first that differs is printed, under what (and its best[], if given). */
+static int same_moves(const arrays *got, const arrays *want, uint32_t n, const bp_i32 *best,
+                      const char *what)
+{
+    for (uint32_t b = 0; b < n; b++) {
+        if (!bp_test_same_bits(got->x[b], want->x[b]) ||
+            !bp_test_same_bits(got->y[b], want->y[b]) ||
+            !bp_test_same_bits(got->vx[b], want->vx[b]) ||
+            !bp_test_same_bits(got->vy[b], want->vy[b])) {
+            printf("%s: ball %u (best %d): (%.9g, %.9g) v (%.9g, %.9g), want (%.9g, %.9g) v "
+                   "(%.9g, %.9g)\n", what, b, best ? best[b] : 0, got->x[b], got->y[b],
+                   got->vx[b], got->vy[b], want->x[b], want->y[b], want->vx[b], want->vy[b]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Passes 4 and 5 on raw sums: the records of `in` taken as pass 3's sums
  * (velocity change, push; the pushes doubled, so some exceed the half
  * radius pass 4 clamps them to), one ball in ten given an impact partner
@@ -298,23 +322,11 @@ static int resolve_and_move(bp_world *w, const bp_step_params *P, const bp_seggr
     /* in blocks: every pass 4 range before any pass 5 one, as the engines */
     arrays_copy(&lanes, &raw, n);
     bp_block_arrays AL = block_arrays(w, sg, &lanes, split, ncontact, best);
-    static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095, BALLS};
-    const size_t ncuts = sizeof cuts / sizeof cuts[0];
-    for (size_t c = 0; c + 1 < ncuts; c++)
-        bp_block_resolve(P, &AL, cuts[c], cuts[c + 1]);
-    for (size_t c = 0; c + 1 < ncuts; c++)
-        bp_block_move(P, &AL, cuts[c], cuts[c + 1]);
-    for (uint32_t b = 0; b < n; b++) {
-        if (!bp_test_same_bits(lanes.x[b], one.x[b]) ||
-            !bp_test_same_bits(lanes.y[b], one.y[b]) ||
-            !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
-            !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
-            printf("passes 4 and 5 in blocks: ball %u (best %d): (%.9g, %.9g) v (%.9g, %.9g), "
-                   "want (%.9g, %.9g) v (%.9g, %.9g)\n", b, best[b], lanes.x[b], lanes.y[b],
-                   lanes.vx[b], lanes.vy[b], one.x[b], one.y[b], one.vx[b], one.vy[b]);
-            ENSURE(0);
-        }
-    }
+    for (size_t c = 0; c < MOVE_RANGES; c++)
+        bp_block_resolve(P, &AL, move_cuts[c], move_cuts[c + 1]);
+    for (size_t c = 0; c < MOVE_RANGES; c++)
+        bp_block_move(P, &AL, move_cuts[c], move_cuts[c + 1]);
+    ENSURE(!same_moves(&lanes, &one, n, best, "passes 4 and 5 in blocks"));
     for (uint32_t b = 0; b < n; b++)
         best[b] = 0;
     arrays_free(&raw);
@@ -412,30 +424,19 @@ static int lanes_match_one(float W, float H, int nl, float gravity)
         }
     }
 
-    /* bp_block_move over ranges of every size (a block, more, a few balls,
-     * a range not starting at a block's first ball), with the segment
-     * grid's gaps and without */
+    /* bp_block_move over ranges of every size, with the segment grid's
+     * gaps and without */
+    ENSURE(n == BALLS);
     for (int gap = 0; gap < 2; gap++) {
         arrays_copy(&lanes, &in, n);
         memset(split, 0, n);
         AL.seg_gap = gap ? sg.gap : NULL;
-        static const uint32_t cuts[] = {0, 256, 700, 703, 1201, 1202, 2000, 2600, 4095};
-        for (size_t c = 0; c + 1 < sizeof cuts / sizeof cuts[0]; c++)
-            bp_block_move(&P, &AL, cuts[c], cuts[c + 1]);
-        bp_block_move(&P, &AL, 4095, n);
-        for (uint32_t b = 0; b < n; b++) {
+        for (size_t c = 0; c < MOVE_RANGES; c++)
+            bp_block_move(&P, &AL, move_cuts[c], move_cuts[c + 1]);
+        for (uint32_t b = 0; b < n; b++)
             ENSURE(split[b] == ncontact[b]);
-            if (!bp_test_same_bits(lanes.x[b], one.x[b]) ||
-                !bp_test_same_bits(lanes.y[b], one.y[b]) ||
-                !bp_test_same_bits(lanes.vx[b], one.vx[b]) ||
-                !bp_test_same_bits(lanes.vy[b], one.vy[b])) {
-                printf("bp_block_move (%s gaps): ball %u: (%.9g, %.9g) v (%.9g, %.9g), want "
-                       "(%.9g, %.9g) v (%.9g, %.9g)\n", gap ? "with" : "without", b, lanes.x[b],
-                       lanes.y[b], lanes.vx[b], lanes.vy[b], one.x[b], one.y[b], one.vx[b],
-                       one.vy[b]);
-                ENSURE(0);
-            }
-        }
+        ENSURE(!same_moves(&lanes, &one, n, NULL,
+                           gap ? "bp_block_move (with gaps)" : "bp_block_move (without gaps)"));
     }
 
     if (resolve_and_move(w, &P, &sg, &in, split, ncontact, best))
