@@ -130,6 +130,7 @@ typedef struct ocl_engine {
     char broken_why[256];
     float *rbuf;                /* read-back scratch, 4 floats per ball */
     size_t rbuf_cap;
+    cl_mem rmem;                /* rbuf's buffer where mapped from one, else NULL */
 } ocl_engine;
 
 /* ---- Helpers ---------------------------------------------------------- */
@@ -986,15 +987,47 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 /* ---- Read back ---------------------------------------------------------- */
 
 /* The host scratch block (o->rbuf) of at least cap floats, kept between
- * calls: the sandbox reads every frame. */
+ * calls: the sandbox reads every frame. It is a buffer of the driver's own
+ * host memory, mapped once (CL_MEM_ALLOC_HOST_PTR), so a GPU's driver can
+ * copy into it directly: into memory of malloc's it copies through a
+ * pinned buffer of its own and then again (docs/benchmarks.md, the H100's
+ * read-back). Plain memory where the driver gives no such buffer. */
+static void rbuf_free(ocl_engine *o)
+{
+    if (o->rmem) {
+        clEnqueueUnmapMemObject(o->q, o->rmem, o->rbuf, 0, NULL, NULL);
+        clFinish(o->q);
+        clReleaseMemObject(o->rmem);
+    } else {
+        free(o->rbuf);
+    }
+    o->rmem = NULL;
+    o->rbuf = NULL;
+    o->rbuf_cap = 0;
+}
+
 static int rbuf_reserve(ocl_engine *o, size_t cap, const char *doing, char *err, size_t errlen)
 {
     if (o->rbuf_cap >= cap)
         return 0;
-    float *nb = realloc(o->rbuf, cap * sizeof(float));
-    if (!nb)
+    rbuf_free(o);
+    size_t bytes = cap * sizeof(float);
+    cl_int rc;
+    cl_mem m = clCreateBuffer(o->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
+    if (rc == CL_SUCCESS) {
+        void *p = clEnqueueMapBuffer(o->q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                     NULL, NULL, &rc);
+        if (rc == CL_SUCCESS && p) {
+            o->rmem = m;
+            o->rbuf = p;
+            o->rbuf_cap = cap;
+            return 0;
+        }
+        clReleaseMemObject(m);
+    }
+    o->rbuf = malloc(bytes);
+    if (!o->rbuf)
         return bp_fail(err, errlen, "opencl engine: out of memory %s %u balls", doing, o->n);
-    o->rbuf = nb;
     o->rbuf_cap = cap;
     return 0;
 }
@@ -1045,8 +1078,17 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer", rc);
         }
     }
-    for (int i = 0; i < 4; i++)
-        memcpy(to[i], buf + (size_t)i * o->n, bytes);
+    /* Into the world: at millions of balls this copy, not the device's,
+     * is most of the read (the H100's 4M: 12.5 ms on one core), so it is
+     * cut into pieces that the host's cores take where it is that large. */
+    const size_t piece = 65536; /* floats */
+    const long pieces = (long)((n + piece - 1) / piece), jobs = 4 * pieces;
+#pragma omp parallel for schedule(static) if (n >= 8 * piece)
+    for (long j = 0; j < jobs; j++) {
+        size_t a = (size_t)(j / pieces), at = (size_t)(j % pieces) * piece;
+        size_t len_j = n - at < piece ? n - at : piece;
+        memcpy(to[a] + at, buf + a * n + at, len_j * sizeof(float));
+    }
     if (counts)
         memcpy(w->contacts, cbuf, o->n);
     else
@@ -1178,6 +1220,7 @@ static void ocl_destroy(bp_engine *e)
         return;
     if (o->q)
         clFinish(o->q);
+    rbuf_free(o); /* unmapped while the queue is there */
     for (int b = 0; b < B_NUM; b++)
         if (o->b[b])
             clReleaseMemObject(o->b[b]);
@@ -1191,7 +1234,6 @@ static void ocl_destroy(bp_engine *e)
     if (o->ctx)
         clReleaseContext(o->ctx);
     bp_seggrid_free(&o->sg);
-    free(o->rbuf);
     free(o);
 }
 

@@ -26,7 +26,8 @@
     X(clSetKernelArg) X(clGetKernelWorkGroupInfo) X(clCreateBuffer)            \
     X(clReleaseMemObject) X(clEnqueueNDRangeKernel) X(clEnqueueWriteBuffer)    \
     X(clEnqueueReadBuffer) X(clEnqueueCopyBuffer) X(clFinish) X(clFlush)       \
-    X(clWaitForEvents) X(clGetEventProfilingInfo) X(clReleaseEvent)
+    X(clWaitForEvents) X(clGetEventProfilingInfo) X(clReleaseEvent)           \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject)
 
 typedef struct bp_ocl_api {
 #define BP_OCL_PTR(fn) __typeof__(fn) *p_##fn;
@@ -114,4 +115,6 @@ int bp_ocl_fault_from_env(bp_ocl_fault *out, char *err, size_t errlen);
 #define clWaitForEvents bp_ocl.p_clWaitForEvents
 #define clGetEventProfilingInfo bp_ocl.p_clGetEventProfilingInfo
 #define clReleaseEvent bp_ocl.p_clReleaseEvent
+#define clEnqueueMapBuffer bp_ocl.p_clEnqueueMapBuffer
+#define clEnqueueUnmapMemObject bp_ocl.p_clEnqueueUnmapMemObject
 #endif

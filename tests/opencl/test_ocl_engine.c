@@ -487,6 +487,42 @@ static int params_change_between_steps(void)
     return 0;
 }
 
+/* A world large enough that the read-back copies into the world in
+ * pieces on several threads (engine_ocl.c, ocl_read: from 8 x 65,536
+ * balls), of a count that is no whole number of pieces: after a frame it
+ * is the CPU engine's bits, every array and every piece in its place. */
+static int large_world_read_back(void)
+{
+    bp_engine *e = t_ocl_engine_or_skip();
+    if (!e)
+        return BP_TEST_SKIP;
+    bp_params p = bp_params_default();
+    p.width = 2600;
+    p.height = 2600;
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w != NULL);
+    const uint32_t n = 8u * 65536u + 12345u, cols = 800;
+    uint64_t s = 11;
+    for (uint32_t i = 0; i < n; i++) {
+        float x = 5.0f + (float)(i % cols) * 3.2f + 0.5f * t_rand(&s);
+        float y = 5.0f + (float)(i / cols) * 3.2f + 0.5f * t_rand(&s);
+        ENSURE(t_add_ball(w, x, y, 60.0f * t_rand(&s) - 30.0f, 60.0f * t_rand(&s) - 30.0f,
+                          1.2f) == 0);
+    }
+    bp_world *cpu = t_run_clone(BP_BACKEND_CPU, w, 1);
+    ENSURE(cpu != NULL);
+    ENSURE(t_run(e, w, 1) == 0);
+    t_diff d = t_compare(w, cpu);
+    printf("  %u balls: %u the same bits, largest differences %.3g px, %.3g px/s\n", n,
+           d.identical, d.pos, d.vel);
+    ENSURE(t_same_bits(w, cpu));
+    ENSURE(memcmp(w->contacts, cpu->contacts, n) == 0);
+    bp_engine_destroy(e);
+    bp_world_destroy(cpu);
+    bp_world_destroy(w);
+    return 0;
+}
+
 /* An empty world and a world that grows between steps. */
 static int empty_and_growing_world(void)
 {
@@ -531,6 +567,7 @@ int main(int argc, char **argv)
         BP_TEST(device_index_checked),
         BP_TEST(params_change_between_steps),
         BP_TEST(empty_and_growing_world),
+        BP_TEST(large_world_read_back),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
