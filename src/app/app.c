@@ -313,6 +313,10 @@ static void on_event(app *a, const SDL_Event *e, double now)
         if (e->window.event == SDL_WINDOWEVENT_FOCUS_LOST)
             bp_tools_cancel(&a->tools);
         break;
+    case SDL_RENDER_TARGETS_RESET:
+    case SDL_RENDER_DEVICE_RESET:
+        a->R.px_seq = 0; /* the ball texture's pixels may be gone: splat again */
+        break;
     default:
         break;
     }

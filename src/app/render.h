@@ -47,6 +47,10 @@ typedef struct bp_render {
     SDL_Texture *px_tex;
     bp_splatter splatter;
     int px_w, px_h;
+    /* what px_tex holds: the snapshot (its seq, 0 = nothing) drawn at
+     * this scale and offset */
+    uint64_t px_seq;
+    float px_sc, px_ox, px_oy;
     char mode[16];      ///< "geometry" or "pixels", for the HUD
     char raster[16];    ///< CPU rasteriser found ("llvmpipe") or ""
 } bp_render;

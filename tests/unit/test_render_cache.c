@@ -1,0 +1,174 @@
+/* test_render_cache.c - the sandbox's ball texture (src/app/render.c,
+ * pixels mode) is splatted again only when there is something new to
+ * draw: a snapshot the renderer has not drawn (another seq), another view,
+ * or a snapshot of seq 0 (never published: the draw bench's). Handed the
+ * same published snapshot again, which happens every frame while the
+ * engine is slower than 33 fps, it copies the texture it has. Each
+ * picture is checked against a fresh renderer's picture of the same
+ * snapshot and view. SDL's software renderer on a surface: no display.
+ */
+#include <SDL.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/render.h"
+#include "app/snapshot.h"
+#include "app/view.h"
+#include "test.h"
+
+#define W 320
+#define H 200
+
+typedef struct canvas {
+    SDL_Surface *surf;
+    SDL_Renderer *r;
+    bp_render R;
+} canvas;
+
+static int canvas_open(canvas *c)
+{
+    char err[256];
+    memset(c, 0, sizeof *c);
+    c->surf = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    c->r = c->surf ? SDL_CreateSoftwareRenderer(c->surf) : NULL;
+    if (!c->r) {
+        fprintf(stderr, "software renderer: %s\n", SDL_GetError());
+        return -1;
+    }
+    if (bp_render_init(&c->R, c->r, err, sizeof err) != 0) {
+        fprintf(stderr, "bp_render_init: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void canvas_close(canvas *c)
+{
+    if (c->r) {
+        bp_render_free(&c->R);
+        SDL_DestroyRenderer(c->r);
+    }
+    SDL_FreeSurface(c->surf);
+}
+
+/* One frame of s in view v; the picture into px (W x H words). */
+static int draw(canvas *c, const bp_view *v, const bp_snap *s, uint32_t *px)
+{
+    char err[256];
+    bp_render_background(&c->R, v);
+    if (bp_render_snapshot(&c->R, v, s, err, sizeof err) != 0) {
+        fprintf(stderr, "bp_render_snapshot: %s\n", err);
+        return -1;
+    }
+    SDL_RenderPresent(c->r);
+    for (int y = 0; y < H; y++)
+        memcpy(px + (size_t)y * W, (const uint8_t *)c->surf->pixels + (size_t)y * c->surf->pitch,
+               W * sizeof *px);
+    return 0;
+}
+
+/* What a renderer that has drawn nothing before makes of s in view v. */
+static int fresh_picture(const bp_view *v, const bp_snap *s, uint32_t *px)
+{
+    canvas c;
+    int rc = canvas_open(&c) || draw(&c, v, s, px);
+    canvas_close(&c);
+    return rc;
+}
+
+static void place(bp_snap *s, float dx)
+{
+    for (uint32_t i = 0; i < s->count; i++) {
+        s->x[i] = 20.0f + (float)(i % 12) * 50.0f + dx;
+        s->y[i] = 30.0f + (float)(i / 12) * 60.0f;
+        s->r[i] = 6.0f + (float)(i % 4);
+        s->speed[i] = (float)(i * 40);
+    }
+}
+
+static int same(const uint32_t *a, const uint32_t *b)
+{
+    return memcmp(a, b, (size_t)W * H * sizeof *a) == 0;
+}
+
+static int texture_reused_only_for_the_same_snapshot(void)
+{
+    static uint32_t pic[W * H], ref[W * H], first[W * H];
+    static float xs[48], ys[48], rs[48], sp[48];
+    bp_snap s = {0};
+    s.count = s.capacity = 48;
+    s.x = xs;
+    s.y = ys;
+    s.r = rs;
+    s.speed = sp;
+    s.world_w = 640;
+    s.world_h = 400;
+    s.seq = 7;
+    place(&s, 0.0f);
+    bp_view v, v2;
+    bp_view_fit(&v, W, H, s.world_w, s.world_h);
+    bp_view_fit(&v2, W, H - 40, s.world_w, s.world_h);
+    canvas c;
+    ENSURE(canvas_open(&c) == 0);
+    ENSURE(strcmp(c.R.mode, "pixels") == 0);
+
+    ENSURE(draw(&c, &v, &s, first) == 0);
+    ENSURE(fresh_picture(&v, &s, ref) == 0 && same(first, ref));
+
+    /* the same published snapshot again (its balls changed behind the
+     * renderer's back, which a published one never does): the texture as
+     * it was */
+    place(&s, 25.0f);
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    ENSURE(same(pic, first));
+
+    /* a new snapshot: drawn again, as a fresh renderer draws it */
+    s.seq = 8;
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
+    ENSURE(!same(pic, first));
+
+    /* the same snapshot in another view: a resized window (another
+     * texture size), a scale a hair smaller (the same size), then at that
+     * scale offsets of a fraction of a pixel across and down (the same
+     * size again): drawn again each time */
+    bp_view v3 = v, v4, v5;
+    v3.scale *= 0.999f;
+    v4 = v3;
+    v4.ox += 0.25f;
+    v5 = v3;
+    v5.oy += 0.1f;
+    const bp_view *views[] = {&v2, &v, &v3, &v4, &v3, &v5, &v};
+    for (size_t k = 0; k < sizeof views / sizeof views[0]; k++) {
+        ENSURE(draw(&c, views[k], &s, pic) == 0);
+        ENSURE(fresh_picture(views[k], &s, ref) == 0 && same(pic, ref));
+    }
+
+    /* seq 0, a snapshot never published (the draw bench's): every frame */
+    s.seq = 0;
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    place(&s, -15.0f);
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
+
+    /* after the renderer's targets were reset (app.c sets px_seq to 0) */
+    s.seq = 9;
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    place(&s, 5.0f);
+    c.R.px_seq = 0;
+    ENSURE(draw(&c, &v, &s, pic) == 0);
+    ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
+    canvas_close(&c);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    /* pixels mode whatever the renderer (software_raster finds no GL) */
+    SDL_setenv("BALLPIT_DRAW", "pixels", 1);
+    static const bp_test tests[] = {
+        BP_TEST(texture_reused_only_for_the_same_snapshot),
+    };
+    return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
+}
