@@ -420,12 +420,21 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
         R->draw_ms = 0.0;
         return 0;
     }
+    const uint32_t cap = R->cap;
     if (grow_batch(&R->xy, &R->uv, &R->col, &R->idx, &R->cap, n)) {
         snprintf(err, errlen, "out of memory drawing %u balls", n);
         return -1;
     }
     const float sc = v->scale, ox = v->ox, oy = v->oy;
-    for (uint32_t i = 0; i < n; i++) {
+    /* The batch already built from this snapshot in this view (the
+     * pixels mode's rule, draw_pixels): submitted as it is. */
+    int built = R->cap == cap && s->seq != 0 && s->seq == R->geo_seq && sc == R->geo_sc &&
+                ox == R->geo_ox && oy == R->geo_oy;
+    R->geo_seq = s->seq;
+    R->geo_sc = sc;
+    R->geo_ox = ox;
+    R->geo_oy = oy;
+    for (uint32_t i = built ? n : 0; i < n; i++) {
         float cx = ox + s->x[i] * sc, cy = oy + s->y[i] * sc;
         /* Never thinner than a pixel, or tiny balls would flicker away. */
         float rr = s->r[i] * sc;

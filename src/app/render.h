@@ -36,6 +36,10 @@ typedef struct bp_render {
     SDL_Color *col;
     int *idx;
     uint32_t cap;
+    /* what the ball batch holds: the snapshot (its seq, 0 = nothing) at
+     * this scale and offset */
+    uint64_t geo_seq;
+    float geo_sc, geo_ox, geo_oy;
     /* line batch, reused */
     float *lxy, *luv;
     SDL_Color *lcol;
