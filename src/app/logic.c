@@ -71,6 +71,7 @@ static void publish(bp_logic *L)
         say(L, "out of memory for the picture of %u balls", L->w->count);
         return;
     }
+    s->picture = L->picture;
     s->sim_time = L->sim_time;
     s->step_ms = L->step_ms;
     s->rtf = L->rtf;
@@ -520,6 +521,7 @@ static int run(void *arg)
         return 1;
     }
     L->rtf_t0 = now_s();
+    L->picture = 1;
     publish(L);
 
     bp_cmd *batch = NULL;
@@ -548,6 +550,11 @@ static int run(void *arg)
             bp_cmdq_pop(&L->q, &batch[i]);
         SDL_UnlockMutex(L->lock);
 
+        /* The balls can change only by an edit or a step: a paused world
+         * with no edits publishes the same picture, which the renderer
+         * then need not draw again. */
+        if (n > 0 || !L->paused)
+            L->picture++;
         int dirty = 0;
         for (uint32_t i = 0; i < n; i++) {
             dirty |= apply(L, &batch[i]);

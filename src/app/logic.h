@@ -50,6 +50,7 @@ typedef struct bp_logic {
     char scene[128];
     char msg[320];
     uint64_t msg_seq;
+    uint64_t picture;   ///< bumped when the balls may differ from the last publish
     char engine_error[256];
 } bp_logic;
 

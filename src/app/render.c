@@ -336,16 +336,18 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
         }
         R->px_w = tw;
         R->px_h = th;
-        R->px_seq = 0;
+        R->px_picture = 0;
     }
     const float sc = v->scale, ox = v->ox - (float)x0, oy = v->oy - (float)y0;
-    /* The snapshot the texture already holds, drawn the same way (the
-     * engine slower than the frames, so the renderer is handed the same
-     * one again): the texture is copied as it is, and the splatting's
-     * milliseconds stay with the engine, whose threads share the cores
-     * (docs/benchmarks.md, "Drawing"). Published snapshots count from 1. */
-    if (!(s->seq != 0 && s->seq == R->px_seq && sc == R->px_sc && ox == R->px_ox &&
-          oy == R->px_oy)) {
+    /* The balls the texture already holds, drawn the same way (the engine
+     * slower than the frames, so the renderer is handed the same snapshot
+     * again, or a paused world republished): the texture is copied as it
+     * is, and the splatting's milliseconds stay with the engine, whose
+     * threads share the cores (docs/benchmarks.md, "Drawing"). The logic
+     * thread numbers its pictures from 1; 0 (the draw bench's) is drawn
+     * every time. */
+    if (!(s->picture != 0 && s->picture == R->px_picture && sc == R->px_sc &&
+          ox == R->px_ox && oy == R->px_oy)) {
         void *pixels;
         int pitch;
         if (SDL_LockTexture(R->px_tex, NULL, &pixels, &pitch) != 0) {
@@ -364,7 +366,7 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
                              (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b);
         }
         SDL_UnlockTexture(R->px_tex);
-        R->px_seq = s->seq;
+        R->px_picture = s->picture;
         R->px_sc = sc;
         R->px_ox = ox;
         R->px_oy = oy;
@@ -428,9 +430,9 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
     const float sc = v->scale, ox = v->ox, oy = v->oy;
     /* The batch already built from this snapshot in this view (the
      * pixels mode's rule, draw_pixels): submitted as it is. */
-    int built = R->cap == cap && s->seq != 0 && s->seq == R->geo_seq && sc == R->geo_sc &&
-                ox == R->geo_ox && oy == R->geo_oy;
-    R->geo_seq = s->seq;
+    int built = R->cap == cap && s->picture != 0 && s->picture == R->geo_picture &&
+                sc == R->geo_sc && ox == R->geo_ox && oy == R->geo_oy;
+    R->geo_picture = s->picture;
     R->geo_sc = sc;
     R->geo_ox = ox;
     R->geo_oy = oy;

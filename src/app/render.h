@@ -36,9 +36,9 @@ typedef struct bp_render {
     SDL_Color *col;
     int *idx;
     uint32_t cap;
-    /* what the ball batch holds: the snapshot (its seq, 0 = nothing) at
-     * this scale and offset */
-    uint64_t geo_seq;
+    /* what the ball batch holds: the balls of picture geo_picture (the
+     * snapshot's, 0 = nothing) at this scale and offset */
+    uint64_t geo_picture;
     float geo_sc, geo_ox, geo_oy;
     /* line batch, reused */
     float *lxy, *luv;
@@ -51,9 +51,9 @@ typedef struct bp_render {
     SDL_Texture *px_tex;
     bp_splatter splatter;
     int px_w, px_h;
-    /* what px_tex holds: the snapshot (its seq, 0 = nothing) drawn at
-     * this scale and offset */
-    uint64_t px_seq;
+    /* what px_tex holds: the balls of picture px_picture (the snapshot's,
+     * 0 = nothing) at this scale and offset */
+    uint64_t px_picture;
     float px_sc, px_ox, px_oy;
     char mode[16];      ///< "geometry" or "pixels", for the HUD
     char raster[16];    ///< CPU rasteriser found ("llvmpipe") or ""

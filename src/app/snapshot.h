@@ -25,6 +25,8 @@ typedef struct bp_snap {
     float world_w, world_h;        ///< the world box, px
     uint64_t frame;                ///< world frames stepped so far
     uint64_t seq;                  ///< publish counter (1, 2, ...)
+    uint64_t picture;              ///< the balls' version (1, 2, ...): the same
+                                   ///< in two snapshots, the same balls; 0 = unknown
     double sim_time;               ///< simulated seconds so far
     double step_ms;                ///< wall ms of the last frame's step
     double rtf;                    ///< simulated s per wall s, last second

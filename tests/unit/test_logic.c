@@ -178,6 +178,45 @@ static int pause_step_slowmo_gravity_reset(void)
     return 0;
 }
 
+/* The snapshots' picture number (what the renderer keys its ball texture
+ * on) changes with every simulated frame and every edit, and stays while
+ * the world is paused and nothing is pushed, so the renderer need not
+ * draw the same balls again. */
+static int picture_changes_only_with_the_balls(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    ENSURE(spawn(L, 10, (float[6]){ 640, 100, 0, 0, 4, 40 }) == 0);
+    const bp_snap *s = frame(L);
+    uint64_t p = s->picture;
+    ENSURE(p > 1);
+    s = frame(L);
+    ENSURE(s->picture > p); /* running: a new picture every frame */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    s = frame(L);
+    p = s->picture;
+    float x0 = s->x[0];
+    for (int i = 0; i < 3; i++) {
+        s = frame(L);
+        ENSURE(s->paused && s->picture == p && s->x[0] == x0);
+    }
+    ENSURE(spawn(L, 5, (float[6]){ 300, 100, 0, 0, 4, 40 }) == 0);
+    s = frame(L);
+    ENSURE(s->count == 15 && s->picture > p); /* an edit while paused */
+    p = s->picture;
+    s = frame(L);
+    ENSURE(s->picture == p);
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_STEP_ONE }) == 0);
+    s = frame(L);
+    ENSURE(s->picture > p); /* one frame stepped */
+    p = s->picture;
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_PAUSE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(!s->paused && s->picture > p);
+    bp_logic_stop(L);
+    return 0;
+}
+
 static double now(void)
 {
     return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
@@ -377,6 +416,7 @@ int main(int argc, char **argv)
         BP_TEST(edits_land_between_frames),
         BP_TEST(spawn_without_room_adds_what_fits),
         BP_TEST(pause_step_slowmo_gravity_reset),
+        BP_TEST(picture_changes_only_with_the_balls),
         BP_TEST(real_time_factor_restarts_on_pause),
         BP_TEST(substeps_double_and_halve),
         BP_TEST(save_and_load),

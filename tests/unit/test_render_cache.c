@@ -1,10 +1,11 @@
 /* test_render_cache.c - the sandbox's ball texture (src/app/render.c,
  * pixels mode) is splatted again, and the geometry mode's batch built
  * again, only when there is something new to draw: a snapshot the
- * renderer has not drawn (another seq), another view, or a snapshot of
- * seq 0 (never published: the draw bench's). Handed the same published
- * snapshot again, which happens every frame while the engine is slower
- * than 33 fps, it reuses what it has. Each picture is checked against a
+ * renderer has not drawn (another picture number), another view, or a
+ * snapshot of picture 0 (not the logic thread's: the draw bench's).
+ * Handed the same picture again, which happens every frame while the
+ * engine is slower than 33 fps or the world is paused, it reuses what it
+ * has. Each picture is checked against a
  * fresh renderer's picture of the same snapshot and view. SDL's software
  * renderer on a surface: no display.
  */
@@ -107,7 +108,7 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     s.speed = sp;
     s.world_w = 640;
     s.world_h = 400;
-    s.seq = 7;
+    s.picture = 7;
     place(&s, 0.0f);
     bp_view v, v2;
     bp_view_fit(&v, W, H, s.world_w, s.world_h);
@@ -119,15 +120,15 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     ENSURE(draw(&c, &v, &s, first) == 0);
     ENSURE(fresh_picture(&v, &s, ref) == 0 && same(first, ref));
 
-    /* the same published snapshot again (its balls changed behind the
-     * renderer's back, which a published one never does): the texture as
-     * it was */
+    /* the same picture again (its balls changed behind the renderer's
+     * back, which the logic thread never does without a new number): what
+     * was drawn before */
     place(&s, 25.0f);
     ENSURE(draw(&c, &v, &s, pic) == 0);
     ENSURE(same(pic, first));
 
-    /* a new snapshot: drawn again, as a fresh renderer draws it */
-    s.seq = 8;
+    /* a new picture: drawn again, as a fresh renderer draws it */
+    s.picture = 8;
     ENSURE(draw(&c, &v, &s, pic) == 0);
     ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
     ENSURE(!same(pic, first));
@@ -148,20 +149,20 @@ static int reused_only_for_the_same_snapshot(const char *mode)
         ENSURE(fresh_picture(views[k], &s, ref) == 0 && same(pic, ref));
     }
 
-    /* seq 0, a snapshot never published (the draw bench's): every frame */
-    s.seq = 0;
+    /* picture 0, not the logic thread's (the draw bench's): every frame */
+    s.picture = 0;
     ENSURE(draw(&c, &v, &s, pic) == 0);
     place(&s, -15.0f);
     ENSURE(draw(&c, &v, &s, pic) == 0);
     ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
 
     /* after the renderer's targets were reset, which may lose a texture's
-     * pixels (app.c sets px_seq to 0; the geometry batch is host memory) */
+     * pixels (app.c sets px_picture to 0; the geometry batch is host memory) */
     if (!strcmp(mode, "pixels")) {
-        s.seq = 9;
+        s.picture = 9;
         ENSURE(draw(&c, &v, &s, pic) == 0);
         place(&s, 5.0f);
-        c.R.px_seq = 0;
+        c.R.px_picture = 0;
         ENSURE(draw(&c, &v, &s, pic) == 0);
         ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
     }
