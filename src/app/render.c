@@ -138,6 +138,17 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
     else
         R->pixels = soft != NULL;
     snprintf(R->raster, sizeof R->raster, "%s", soft ? soft : "");
+    /* half the cores, at most 8, or BALLPIT_DRAW_THREADS (1..64) */
+    int cores = SDL_GetCPUCount() / 2;
+    const char *dt = SDL_getenv("BALLPIT_DRAW_THREADS");
+    char *end = NULL;
+    long want = dt ? strtol(dt, &end, 10) : 0;
+    if (dt && end != dt && *end == '\0' && want >= 1 && want <= 64)
+        cores = (int)want;
+    else if (cores > 8)
+        cores = 8;
+    R->threads = cores < 1 ? 1 : cores;
+    R->band_min = 65536;
     snprintf(R->mode, sizeof R->mode, "%s", R->pixels ? "pixels" : "geometry");
     return 0;
 }
@@ -356,14 +367,34 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
         }
         uint32_t *buf = pixels;
         int stride = pitch / 4;
-        bp_splat_clear(buf, tw, th, stride,
-                       0xff000000u | (uint32_t)world_col.r << 16 |
-                           (uint32_t)world_col.g << 8 | world_col.b);
-        for (uint32_t i = 0; i < s->count; i++) {
-            bp_rgb c = R->pal[bp_speed_index(s->speed[i])];
-            bp_splatter_disc(&R->splatter, buf, tw, th, stride, ox + s->x[i] * sc,
-                             oy + s->y[i] * sc, s->r[i] * sc,
-                             (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b);
+        const uint32_t bg = 0xff000000u | (uint32_t)world_col.r << 16 |
+                            (uint32_t)world_col.g << 8 | world_col.b;
+        int t = R->threads;
+        if (t > 1 && s->count >= R->band_min && R->prepared == 0)
+            R->prepared = bp_splatter_prepare(&R->splatter) == 0 ? 1 : -1;
+        if (s->count < R->band_min || R->prepared < 0 || t > th)
+            t = 1;
+        /* Bands of rows, one a thread, each drawing every ball that
+         * reaches it, in order, clipped to its rows: the picture one
+         * thread draws (tests/unit, bands_draw_the_same_picture). The
+         * masks are built beforehand, so the threads only read them. */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(t) schedule(static, 1) if (t > 1)
+#endif
+        for (int b = 0; b < t; b++) {
+            int ya = (int)((int64_t)th * b / t), yb = (int)((int64_t)th * (b + 1) / t);
+            bp_splat_clear(buf + (size_t)ya * (size_t)stride, tw, yb - ya, stride, bg);
+            const float lo = (float)ya, hi = (float)yb;
+            for (uint32_t i = 0; i < s->count; i++) {
+                float cy = oy + s->y[i] * sc, rr = s->r[i] * sc;
+                float m = (rr > 0.75f ? rr : 0.75f) + 3.0f; /* past the disc's rows */
+                if (t > 1 && (cy + m < lo || cy - m >= hi))
+                    continue;
+                bp_rgb c = R->pal[bp_speed_index(s->speed[i])];
+                bp_splatter_disc_rows(&R->splatter, buf, tw, th, stride, ya, yb,
+                                      ox + s->x[i] * sc, cy, rr,
+                                      (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b);
+            }
         }
         SDL_UnlockTexture(R->px_tex);
         R->px_picture = s->picture;

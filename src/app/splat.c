@@ -30,6 +30,12 @@ static uint32_t blend(uint32_t dst, uint32_t src, uint32_t a)
 void bp_splat_disc(uint32_t *buf, int w, int h, int stride, float cx,
                    float cy, float r, uint32_t rgb)
 {
+    bp_splat_disc_rows(buf, w, h, stride, 0, h, cx, cy, r, rgb);
+}
+
+void bp_splat_disc_rows(uint32_t *buf, int w, int h, int stride, int ya, int yb,
+                        float cx, float cy, float r, uint32_t rgb)
+{
     if (!(r >= 0.75f))
         r = 0.75f; /* also NaN */
     if (!(cx > -r - 1.0f && cx < (float)w + r + 1.0f && cy > -r - 1.0f &&
@@ -38,9 +44,9 @@ void bp_splat_disc(uint32_t *buf, int w, int h, int stride, float cx,
     int x0 = (int)floorf(cx - r - 0.5f), x1 = (int)ceilf(cx + r + 0.5f);
     int y0 = (int)floorf(cy - r - 0.5f), y1 = (int)ceilf(cy + r + 0.5f);
     x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
+    y0 = y0 < ya ? ya : y0;
     x1 = x1 > w ? w : x1;
-    y1 = y1 > h ? h : y1;
+    y1 = y1 > yb ? yb : y1;
     /* Coverage = r + 0.5 - distance, clamped to [0,1]: fully inside below
      * (r-0.5)^2, empty beyond (r+0.5)^2, one sqrt only on the rim. */
     float rin = r - 0.5f;
@@ -143,21 +149,35 @@ static uint16_t *build(bp_splatter *s, int k)
     return wt;
 }
 
+int bp_splatter_prepare(bp_splatter *s)
+{
+    for (int k = (int)(0.75f * 8.0f + 0.5f); k <= BP_SPLAT_RSTEPS; k++)
+        if (!s->weight[k] && !build(s, k))
+            return -1;
+    return 0;
+}
+
 void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
                       int stride, float cx, float cy, float r, uint32_t rgb)
+{
+    bp_splatter_disc_rows(s, buf, w, h, stride, 0, h, cx, cy, r, rgb);
+}
+
+void bp_splatter_disc_rows(bp_splatter *s, uint32_t *buf, int w, int h, int stride, int ya,
+                           int yb, float cx, float cy, float r, uint32_t rgb)
 {
     if (!(r >= 0.75f))
         r = 0.75f;
     if (r >= BP_SPLAT_SPRITE_MAX_R ||
         !(cx > -r - 2.0f && cx < (float)w + r + 2.0f && cy > -r - 2.0f &&
           cy < (float)h + r + 2.0f)) {
-        bp_splat_disc(buf, w, h, stride, cx, cy, r, rgb);
+        bp_splat_disc_rows(buf, w, h, stride, ya, yb, cx, cy, r, rgb);
         return;
     }
     int k = (int)(r * 8.0f + 0.5f);
     const uint16_t *m = s->weight[k] ? s->weight[k] : build(s, k);
     if (!m) {
-        bp_splat_disc(buf, w, h, stride, cx, cy, r, rgb);
+        bp_splat_disc_rows(buf, w, h, stride, ya, yb, cx, cy, r, rgb);
         return;
     }
     int size = s->size[k];
@@ -173,7 +193,7 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
     const uint8_t *q = s->span[k] + ((size_t)(sy * BP_SPLAT_SUB + sx)) * (size_t)size * 4;
     uint32_t src = rgb & 0xffffffu, solid = 0xff000000u | src;
 #ifdef __SSE2__
-    if (ox >= 0 && oy >= 0 && ox + BP_SPLAT_AW(size) <= w && oy + size <= h) {
+    if (ox >= 0 && oy >= ya && ox + BP_SPLAT_AW(size) <= w && oy + size <= yb) {
         /* Wholly inside, with room for 4-pixel steps past the disc's right
          * edge: each row's covered run 4 pixels at a time, in 16-bit
          * lanes, the same sums as blend() (a weight of 256 gives src, 0
@@ -201,7 +221,7 @@ void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
         return;
     }
 #endif
-    int y0 = oy < 0 ? -oy : 0, y1 = oy + size > h ? h - oy : size;
+    int y0 = oy < ya ? ya - oy : 0, y1 = oy + size > yb ? yb - oy : size;
     int x0 = ox < 0 ? -ox : 0, x1 = ox + size > w ? w - ox : size;
     for (int y = y0; y < y1; y++) {
         uint32_t *row = buf + (size_t)(oy + y) * (size_t)stride + ox;

@@ -20,6 +20,10 @@ void bp_splat_clear(uint32_t *buf, int w, int h, int stride, uint32_t bg);
 /// Parts outside the buffer are clipped.
 void bp_splat_disc(uint32_t *buf, int w, int h, int stride, float cx,
                    float cy, float r, uint32_t rgb);
+/// bp_splat_disc's pixels in the rows ya..yb-1 only (0 <= ya <= yb <= h):
+/// the buffer drawn in bands, each by its own thread, is the same picture.
+void bp_splat_disc_rows(uint32_t *buf, int w, int h, int stride, int ya, int yb,
+                        float cx, float cy, float r, uint32_t rgb);
 
 /// Sprite cache for small discs: coverage masks precomputed for radii in
 /// 1/8 px steps below BP_SPLAT_SPRITE_MAX_R and centres in 1/4 px steps,
@@ -47,5 +51,13 @@ void bp_splatter_free(bp_splatter *s);
 /// radius 1/16 px); radii >= BP_SPLAT_SPRITE_MAX_R use bp_splat_disc.
 void bp_splatter_disc(bp_splatter *s, uint32_t *buf, int w, int h,
                       int stride, float cx, float cy, float r, uint32_t rgb);
+/// bp_splatter_disc's pixels in the rows ya..yb-1 only (0 <= ya <= yb <= h).
+/// It builds a missing mask, so threads sharing s call bp_splatter_prepare
+/// first.
+void bp_splatter_disc_rows(bp_splatter *s, uint32_t *buf, int w, int h, int stride, int ya,
+                           int yb, float cx, float cy, float r, uint32_t rgb);
+/// Builds every mask now (about 1 MB): then bp_splatter_disc(_rows) only
+/// read s. 0, or -1 when out of memory (the masks built so far are kept).
+int bp_splatter_prepare(bp_splatter *s);
 
 #endif

@@ -70,13 +70,30 @@ static int draw(canvas *c, const bp_view *v, const bp_snap *s, uint32_t *px)
     return 0;
 }
 
-/* What a renderer that has drawn nothing before makes of s in view v. */
+/* What a renderer that has drawn nothing before makes of s in view v, on
+ * one thread. */
 static int fresh_picture(const bp_view *v, const bp_snap *s, uint32_t *px)
 {
     canvas c;
-    int rc = canvas_open(&c) || draw(&c, v, s, px);
+    int rc = canvas_open(&c);
+    c.R.threads = 1;
+    rc = rc || draw(&c, v, s, px);
     canvas_close(&c);
     return rc;
+}
+
+/* A snapshot of n balls over the caller's arrays, in a 640 x 400 world. */
+static bp_snap snap_over(uint32_t n, float *x, float *y, float *r, float *speed)
+{
+    bp_snap s = {0};
+    s.count = s.capacity = n;
+    s.x = x;
+    s.y = y;
+    s.r = r;
+    s.speed = speed;
+    s.world_w = 640;
+    s.world_h = 400;
+    return s;
 }
 
 static void place(bp_snap *s, float dx)
@@ -100,14 +117,7 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     SDL_setenv("BALLPIT_DRAW", mode, 1);
     static uint32_t pic[W * H], ref[W * H], first[W * H];
     static float xs[48], ys[48], rs[48], sp[48];
-    bp_snap s = {0};
-    s.count = s.capacity = 48;
-    s.x = xs;
-    s.y = ys;
-    s.r = rs;
-    s.speed = sp;
-    s.world_w = 640;
-    s.world_h = 400;
+    bp_snap s = snap_over(48, xs, ys, rs, sp);
     s.picture = 7;
     place(&s, 0.0f);
     bp_view v, v2;
@@ -170,6 +180,45 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     return 0;
 }
 
+/* The splat in bands of rows on several threads (from band_min balls)
+ * is the one-thread picture: balls of many sizes across the bands' edges,
+ * some off the world, 2 to 7 bands, and fewer balls than band_min. */
+static int pixels_in_bands_same_picture(void)
+{
+    SDL_setenv("BALLPIT_DRAW", "pixels", 1);
+    enum { N = 3000 };
+    static uint32_t pic[W * H], ref[W * H];
+    static float xs[N], ys[N], rs[N], sp[N];
+    bp_snap s = snap_over(N, xs, ys, rs, sp);
+    uint64_t z = 5;
+    for (uint32_t i = 0; i < N; i++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        xs[i] = -20.0f + (float)((z >> 33) % 68000) / 100.0f;
+        ys[i] = -20.0f + (float)((z >> 13) % 44000) / 100.0f;
+        rs[i] = 0.5f + (float)((z >> 50) % 2400) / 100.0f; /* 0.5 .. 24.5 px */
+        sp[i] = (float)((z >> 20) % 3000);
+    }
+    bp_view v;
+    bp_view_fit(&v, W, H, s.world_w, s.world_h);
+    for (int t = 2; t <= 7; t++) {
+        canvas c;
+        ENSURE(canvas_open(&c) == 0);
+        c.R.threads = t;
+        c.R.band_min = 100;
+        s.picture = (uint64_t)t;
+        ENSURE(draw(&c, &v, &s, pic) == 0);
+        ENSURE(c.R.prepared == 1);
+        ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
+        s.count = 99; /* below band_min: one thread */
+        s.picture += 100;
+        ENSURE(draw(&c, &v, &s, pic) == 0);
+        ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
+        s.count = N;
+        canvas_close(&c);
+    }
+    return 0;
+}
+
 static int pixels_texture_reused(void)
 {
     return reused_only_for_the_same_snapshot("pixels");
@@ -185,6 +234,7 @@ int main(int argc, char **argv)
     static const bp_test tests[] = {
         BP_TEST(pixels_texture_reused),
         BP_TEST(geometry_batch_reused),
+        BP_TEST(pixels_in_bands_same_picture),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }

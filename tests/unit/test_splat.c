@@ -179,6 +179,67 @@ static int sprite_paths_agree(void)
     return 0;
 }
 
+/* The buffer drawn in bands of rows (bp_splatter_disc_rows, each band
+ * all the discs in order: what each render thread does) is the picture
+ * drawn whole, pixel for pixel: discs of every size, overlapping, cut by
+ * every edge and by the bands' edges, some off the buffer; bands of one
+ * row, uneven and empty ones included. */
+static int bands_draw_the_same_picture(void)
+{
+    uint32_t *a = frame_buf(), *c = frame_buf();
+    ENSURE(a && c);
+    bp_splatter sp;
+    bp_splatter_init(&sp);
+    ENSURE(bp_splatter_prepare(&sp) == 0);
+    enum { N = 400 };
+    static float cx[N], cy[N], rr[N];
+    static uint32_t rgb[N];
+    uint64_t z = 99;
+    for (int i = 0; i < N; i++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        cx[i] = -12.0f + (float)((z >> 33) % 8800) / 100.0f;      /* -12 .. 76 */
+        cy[i] = -12.0f + (float)((z >> 17) % 7200) / 100.0f;      /* -12 .. 60 */
+        rr[i] = 0.5f + (float)((z >> 45) % 1150) / 100.0f;        /* 0.5 .. 12 */
+        rgb[i] = (uint32_t)(z >> 8) & 0xffffffu;
+    }
+    const int cuts[][6] = {{0, 48, 48, 48, 48, 48}, {0, 16, 32, 48, 48, 48},
+                           {0, 1, 2, 23, 47, 48}, {0, 0, 5, 5, 30, 48}};
+    for (int exact = 0; exact < 2; exact++)
+        for (size_t u = 0; u < sizeof cuts / sizeof cuts[0]; u++) {
+            stripes(a);
+            stripes(c);
+            for (int i = 0; i < N; i++) {
+                if (exact)
+                    bp_splat_disc(img(a), W, H, STRIDE, cx[i], cy[i], rr[i], rgb[i]);
+                else
+                    bp_splatter_disc(&sp, img(a), W, H, STRIDE, cx[i], cy[i], rr[i], rgb[i]);
+            }
+            for (int band = 0; band < 5; band++)
+                for (int i = 0; i < N; i++) {
+                    int ya = cuts[u][band], yb = cuts[u][band + 1];
+                    if (exact)
+                        bp_splat_disc_rows(img(c), W, H, STRIDE, ya, yb, cx[i], cy[i], rr[i],
+                                           rgb[i]);
+                    else
+                        bp_splatter_disc_rows(&sp, img(c), W, H, STRIDE, ya, yb, cx[i], cy[i],
+                                              rr[i], rgb[i]);
+                }
+            int differ = 0, drawn = 0;
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    differ += img(a)[y * STRIDE + x] != img(c)[y * STRIDE + x];
+                    drawn += img(a)[y * STRIDE + x] != stripe_at(x, y);
+                }
+            ENSURE(differ == 0);
+            ENSURE(drawn > W * H / 2);
+            ENSURE(guard_intact(a) && guard_intact(c));
+        }
+    bp_splatter_free(&sp);
+    free(a);
+    free(c);
+    return 0;
+}
+
 static int blends_over_background(void)
 {
     uint32_t *b = frame_buf();
@@ -205,6 +266,7 @@ int main(int argc, char **argv)
         BP_TEST(clipped_at_every_edge),
         BP_TEST(sprite_paths_agree),
         BP_TEST(blends_over_background),
+        BP_TEST(bands_draw_the_same_picture),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
