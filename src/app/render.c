@@ -467,19 +467,27 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
     R->geo_sc = sc;
     R->geo_ox = ox;
     R->geo_oy = oy;
-    for (uint32_t i = built ? n : 0; i < n; i++) {
+    /* each ball's vertices its own: split between the pixels mode's
+     * threads (render.h) where there are as many balls as it splits for */
+    const int t = n >= R->band_min ? R->threads : 1;
+    const int64_t from = built ? (int64_t)n : 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(t) schedule(static) if (t > 1)
+#endif
+    for (int64_t j = from; j < (int64_t)n; j++) {
+        const size_t i = (size_t)j;
         float cx = ox + s->x[i] * sc, cy = oy + s->y[i] * sc;
         /* Never thinner than a pixel, or tiny balls would flicker away. */
         float rr = s->r[i] * sc;
         rr = rr < 0.75f ? 0.75f : rr;
-        float *p = R->xy + 8 * (size_t)i;
+        float *p = R->xy + 8 * i;
         p[0] = cx - rr; p[1] = cy - rr;
         p[2] = cx + rr; p[3] = cy - rr;
         p[4] = cx + rr; p[5] = cy + rr;
         p[6] = cx - rr; p[7] = cy + rr;
         bp_rgb c = R->pal[bp_speed_index(s->speed[i])];
         SDL_Color k = { c.r, c.g, c.b, 255 };
-        SDL_Color *q = R->col + 4 * (size_t)i;
+        SDL_Color *q = R->col + 4 * i;
         q[0] = q[1] = q[2] = q[3] = k;
     }
     int rc = SDL_RenderGeometryRaw(R->r, pick_circle(R, s, sc), R->xy,

@@ -55,9 +55,10 @@ typedef struct bp_render {
      * 0 = nothing) at this scale and offset */
     uint64_t px_picture;
     float px_sc, px_ox, px_oy;
-    /* the splat in bands of rows on this many threads (half the host's
-     * cores, at most 8: the engine's threads want the rest) from band_min
-     * balls; prepared: the masks all built (1), failed (-1) */
+    /* the splat in bands of rows (the geometry mode's vertices in shares)
+     * on this many threads (half the host's cores, at most 8: the
+     * engine's threads want the rest) from band_min balls; prepared: the
+     * masks all built (1), failed (-1) */
     int threads, prepared;
     uint32_t band_min;
     char mode[16];      ///< "geometry" or "pixels", for the HUD

@@ -180,12 +180,13 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     return 0;
 }
 
-/* The splat in bands of rows on several threads (from band_min balls)
- * is the one-thread picture: balls of many sizes across the bands' edges,
- * some off the world, 2 to 7 bands, and fewer balls than band_min. */
-static int pixels_in_bands_same_picture(void)
+/* The splat in bands of rows on several threads (from band_min balls),
+ * and the geometry batch built in shares, give the one-thread picture:
+ * balls of many sizes across the bands' edges, some off the world, 2 to 7
+ * threads, and fewer balls than band_min. */
+static int threads_same_picture(const char *mode)
 {
-    SDL_setenv("BALLPIT_DRAW", "pixels", 1);
+    SDL_setenv("BALLPIT_DRAW", mode, 1);
     enum { N = 3000 };
     static uint32_t pic[W * H], ref[W * H];
     static float xs[N], ys[N], rs[N], sp[N];
@@ -207,7 +208,7 @@ static int pixels_in_bands_same_picture(void)
         c.R.band_min = 100;
         s.picture = (uint64_t)t;
         ENSURE(draw(&c, &v, &s, pic) == 0);
-        ENSURE(c.R.prepared == 1);
+        ENSURE(c.R.prepared == (strcmp(mode, "pixels") == 0));
         ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
         s.count = 99; /* below band_min: one thread */
         s.picture += 100;
@@ -217,6 +218,16 @@ static int pixels_in_bands_same_picture(void)
         canvas_close(&c);
     }
     return 0;
+}
+
+static int pixels_in_bands_same_picture(void)
+{
+    return threads_same_picture("pixels");
+}
+
+static int geometry_in_shares_same_picture(void)
+{
+    return threads_same_picture("geometry");
 }
 
 static int pixels_texture_reused(void)
@@ -235,6 +246,7 @@ int main(int argc, char **argv)
         BP_TEST(pixels_texture_reused),
         BP_TEST(geometry_batch_reused),
         BP_TEST(pixels_in_bands_same_picture),
+        BP_TEST(geometry_in_shares_same_picture),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
