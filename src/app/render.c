@@ -112,6 +112,14 @@ static const char *software_raster(SDL_Renderer *r)
     return NULL;
 }
 
+int bp_render_threads(int cores, int engine_cores, int fixed)
+{
+    if (fixed > 0)
+        return fixed;
+    int t = cores - (engine_cores > 0 ? engine_cores : 0);
+    return t < 1 ? 1 : t > 8 ? 8 : t;
+}
+
 int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
 {
     memset(R, 0, sizeof *R);
@@ -138,16 +146,13 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
     else
         R->pixels = soft != NULL;
     snprintf(R->raster, sizeof R->raster, "%s", soft ? soft : "");
-    /* half the cores, at most 8, or BALLPIT_DRAW_THREADS (1..64) */
-    int cores = SDL_GetCPUCount() / 2;
+    /* BALLPIT_DRAW_THREADS (1..64) fixes the drawing's threads; else they
+     * follow the engine (bp_render_threads) */
     const char *dt = SDL_getenv("BALLPIT_DRAW_THREADS");
     char *end = NULL;
     long want = dt ? strtol(dt, &end, 10) : 0;
-    if (dt && end != dt && *end == '\0' && want >= 1 && want <= 64)
-        cores = (int)want;
-    else if (cores > 8)
-        cores = 8;
-    R->threads = cores < 1 ? 1 : cores;
+    R->threads = dt && end != dt && *end == '\0' && want >= 1 && want <= 64 ? (int)want : 0;
+    R->cores = SDL_GetCPUCount();
     R->band_min = 65536;
     snprintf(R->mode, sizeof R->mode, "%s", R->pixels ? "pixels" : "geometry");
     return 0;
@@ -369,7 +374,7 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
         int stride = pitch / 4;
         const uint32_t bg = 0xff000000u | (uint32_t)world_col.r << 16 |
                             (uint32_t)world_col.g << 8 | world_col.b;
-        int t = R->threads;
+        int t = bp_render_threads(R->cores, s->engine_cores, R->threads);
         if (t > 1 && s->count >= R->band_min && R->prepared == 0)
             R->prepared = bp_splatter_prepare(&R->splatter) == 0 ? 1 : -1;
         if (s->count < R->band_min || R->prepared < 0 || t > th)
@@ -469,7 +474,7 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
     R->geo_oy = oy;
     /* each ball's vertices its own: split between the pixels mode's
      * threads (render.h) where there are as many balls as it splits for */
-    const int t = n >= R->band_min ? R->threads : 1;
+    const int t = n >= R->band_min ? bp_render_threads(R->cores, s->engine_cores, R->threads) : 1;
     const int64_t from = built ? (int64_t)n : 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(t) schedule(static) if (t > 1)

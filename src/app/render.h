@@ -56,15 +56,21 @@ typedef struct bp_render {
     uint64_t px_picture;
     float px_sc, px_ox, px_oy;
     /* the splat in bands of rows (the geometry mode's vertices in shares)
-     * on this many threads (half the host's cores, at most 8: the
-     * engine's threads want the rest) from band_min balls; prepared: the
-     * masks all built (1), failed (-1) */
-    int threads, prepared;
+     * from band_min balls, on the threads bp_render_threads gives: threads
+     * (BALLPIT_DRAW_THREADS) if set, else from the host's cores and the
+     * engine's; prepared: the masks all built (1), failed (-1) */
+    int threads, cores, prepared;
     uint32_t band_min;
     char mode[16];      ///< "geometry" or "pixels", for the HUD
     char raster[16];    ///< CPU rasteriser found ("llvmpipe") or ""
 } bp_render;
 
+/// The drawing's threads: `fixed` when above 0, else the cores the engine
+/// leaves (cores - engine_cores, bp_engine_host_cores), 1 to 8: a thread
+/// more than the engine leaves would take a core from its team, whose
+/// threads then wait for each other (the 2-core machine's 100k rain under
+/// the CPU engine took 1.4-2.1x as long a frame with 2 or 3).
+int bp_render_threads(int cores, int engine_cores, int fixed);
 /// Creates the textures. Returns 0 or -1 with a reason.
 int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen);
 /// Frees the textures and the reused batches.

@@ -222,6 +222,10 @@ const char *bp_engine_name(const bp_engine *e);
 /// Device in use, e.g. "2 threads" or the OpenCL device name.
 const char *bp_engine_device(const bp_engine *e);
 int bp_engine_threads(const bp_engine *e);
+/// How many of the host's cores a step keeps busy: the CPU engine's
+/// threads; an OpenCL CPU device's compute units (PoCL), 0 on a GPU. The
+/// sandbox gives the drawing the cores left over.
+int bp_engine_host_cores(const bp_engine *e);
 /// Moves the running world from *e to a new engine of kind `to` without
 /// losing or changing a ball. On failure *e is untouched, -1 and a reason.
 int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts,

@@ -84,6 +84,8 @@ const char *bp_engine_name(const bp_engine *e) { return e->ops->name; }
 const char *bp_engine_device(const bp_engine *e) { return e->device; }
 int bp_engine_threads(const bp_engine *e) { return e->threads; }
 
+int bp_engine_host_cores(const bp_engine *e) { return e->host_cores; }
+
 size_t bp_engine_memory(const bp_engine *e) { return e->bytes; }
 
 void bp_engine_phase_times(const bp_engine *e, bp_phase_times *out)

@@ -434,6 +434,7 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     t = 1; /* built without OpenMP: one thread */
 #endif
     c->base.threads = t;
+    c->base.host_cores = t;
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
         c->share[u] = c->mshare[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
     /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the

@@ -32,6 +32,7 @@ struct bp_engine {
     const bp_engine_ops *ops;
     bp_backend kind;
     int threads;
+    int host_cores; /* host cores a step keeps busy (bp_engine_host_cores) */
     char device[256];
     bp_phase_times times;
     size_t bytes; /* held for the attached world (bp_engine_memory), set by attach */

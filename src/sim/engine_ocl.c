@@ -1331,6 +1331,10 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         goto fail;
     o->groups = groups;
     o->chunk_set = (cl_uint)chunk;
+    /* a CPU device's runtime runs the kernels on the host's cores */
+    o->base.host_cores = (d.type & CL_DEVICE_TYPE_CPU) ? (int)(cores >= 1 && (long)cus > cores
+                                                                  ? cores : (long)cus)
+                                                       : 0;
     return &o->base;
 fail:
     ocl_destroy(&o->base);

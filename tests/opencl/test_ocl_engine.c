@@ -7,6 +7,8 @@
 #define _GNU_SOURCE 1 /* setenv/unsetenv are POSIX; meson adds the feature macros */
 #include "ocl_test_util.h"
 
+#include <unistd.h>
+
 /* The dump CSV of w as a string (malloc'ed), for byte comparisons. */
 static char *dump_csv(const bp_world *w, size_t *len)
 {
@@ -148,6 +150,34 @@ static int t_ocl_is_cpu(const char *name)
     }
     free(text);
     return found;
+}
+
+/* The host cores a step keeps busy (what the sandbox's drawing leaves
+ * alone): the CPU engine's threads; an OpenCL CPU device's compute units,
+ * no more than the host's processors; none on a GPU. */
+static int host_cores_reported(void)
+{
+    char err[512];
+    bp_engine_opts three = {.threads = 3};
+    bp_engine *c = bp_engine_create(BP_BACKEND_CPU, &three, err, sizeof err);
+    ENSURE(c != NULL);
+    ENSURE(bp_engine_host_cores(c) == bp_engine_threads(c));
+    bp_engine_destroy(c);
+    bp_engine *e = t_ocl_engine_or_skip();
+    if (!e)
+        return BP_TEST_SKIP;
+    int cpu = t_ocl_is_cpu(bp_engine_device(e));
+    long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    int hc = bp_engine_host_cores(e);
+    printf("  %s: %s device, %d host cores of %ld\n", bp_engine_device(e),
+           cpu == 1 ? "a CPU" : cpu == 0 ? "not a CPU" : "an unlisted", hc, procs);
+    ENSURE(cpu >= 0);
+    if (cpu)
+        ENSURE(hc >= 1 && hc <= procs);
+    else
+        ENSURE(hc == 0);
+    bp_engine_destroy(e);
+    return 0;
 }
 
 /* On a device that is not a CPU (a GPU) the one-launch step is refused,
@@ -568,6 +598,7 @@ int main(int argc, char **argv)
         BP_TEST(params_change_between_steps),
         BP_TEST(empty_and_growing_world),
         BP_TEST(large_world_read_back),
+        BP_TEST(host_cores_reported),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }

@@ -230,6 +230,21 @@ static int geometry_in_shares_same_picture(void)
     return threads_same_picture("geometry");
 }
 
+/* The drawing takes the cores the engine leaves, 1 to 8, unless fixed. */
+static int threads_follow_the_engine(void)
+{
+    ENSURE(bp_render_threads(2, 2, 0) == 1);   /* the CPU engine on 2 cores */
+    ENSURE(bp_render_threads(4, 4, 0) == 1);
+    ENSURE(bp_render_threads(2, 0, 0) == 2);   /* OpenCL on a GPU */
+    ENSURE(bp_render_threads(16, 0, 0) == 8);
+    ENSURE(bp_render_threads(16, 4, 0) == 8);  /* --threads 4 */
+    ENSURE(bp_render_threads(8, 2, 0) == 6);
+    ENSURE(bp_render_threads(1, 0, 0) == 1);
+    ENSURE(bp_render_threads(2, 5, 0) == 1);   /* more engine threads than cores */
+    ENSURE(bp_render_threads(2, 2, 3) == 3);   /* BALLPIT_DRAW_THREADS */
+    return 0;
+}
+
 static int pixels_texture_reused(void)
 {
     return reused_only_for_the_same_snapshot("pixels");
@@ -243,6 +258,7 @@ static int geometry_batch_reused(void)
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
+        BP_TEST(threads_follow_the_engine),
         BP_TEST(pixels_texture_reused),
         BP_TEST(geometry_batch_reused),
         BP_TEST(pixels_in_bands_same_picture),
