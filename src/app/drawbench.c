@@ -30,6 +30,9 @@ static int fill_snapshot(bp_snap *s, uint32_t n)
         return -1;
     s->world_w = 1280;
     s->world_h = 720;
+    /* drawn as beside the CPU engine on every core (one thread, as every
+     * earlier drawing row; BALLPIT_DRAW_THREADS sets others) */
+    s->engine_cores = SDL_GetCPUCount();
     long cols = 1;
     while (cols * cols * 9 < (long)n * 16)
         cols++;
