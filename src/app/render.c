@@ -145,6 +145,9 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
         R->pixels = 0;
     else
         R->pixels = soft != NULL;
+    if (force && *force && strcmp(force, "pixels") && strcmp(force, "geometry"))
+        fprintf(stderr, "ballpit: BALLPIT_DRAW=%.40s: not pixels or geometry; drawing in the %s "
+                        "mode\n", force, R->pixels ? "pixels" : "geometry");
     snprintf(R->raster, sizeof R->raster, "%s", soft ? soft : "");
     /* BALLPIT_DRAW_THREADS (1..64) fixes the drawing's threads; else they
      * follow the engine (bp_render_threads) */
@@ -152,6 +155,9 @@ int bp_render_init(bp_render *R, SDL_Renderer *r, char *err, size_t errlen)
     char *end = NULL;
     long want = dt ? strtol(dt, &end, 10) : 0;
     R->threads = dt && end != dt && *end == '\0' && want >= 1 && want <= 64 ? (int)want : 0;
+    if (dt && *dt && !R->threads)
+        fprintf(stderr, "ballpit: BALLPIT_DRAW_THREADS=%.40s: not a number from 1 to 64; "
+                        "the drawing takes the cores the engine leaves\n", dt);
     R->cores = SDL_GetCPUCount();
     R->band_min = 65536;
     snprintf(R->mode, sizeof R->mode, "%s", R->pixels ? "pixels" : "geometry");

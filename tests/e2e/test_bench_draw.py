@@ -50,6 +50,24 @@ def main():
              "the drawing row says what it drew and how", d)
         need(0 < d["draw_ms"] <= d["frame_ms"], "the balls' time is inside the frame's", d)
         need("draw     20000 balls, renderer " in p.stderr, "and the table shows it", p.stderr)
+
+        # the drawing's environment: a bad value is named on stderr, the
+        # default used, the bench unharmed; a good one says nothing
+        p = bench(ballpit, dict(base, DISPLAY=display, SDL_VIDEODRIVER="x11",
+                                BALLPIT_DRAW="pix", BALLPIT_DRAW_THREADS="0"),
+                  "--bench-draw", "2000")
+        need(p.returncode == 0, "bad drawing variables: the bench still succeeds", p.stderr)
+        need("ballpit: BALLPIT_DRAW=pix: not pixels or geometry; drawing in the " in p.stderr,
+             "BALLPIT_DRAW's bad value is named", p.stderr)
+        need("ballpit: BALLPIT_DRAW_THREADS=0: not a number from 1 to 64" in p.stderr,
+             "BALLPIT_DRAW_THREADS's bad value is named", p.stderr)
+        p = bench(ballpit, dict(base, DISPLAY=display, SDL_VIDEODRIVER="x11",
+                                BALLPIT_DRAW="geometry", BALLPIT_DRAW_THREADS="2"),
+                  "--bench-draw", "2000")
+        rows = [json.loads(l) for l in p.stdout.splitlines()]
+        need(p.returncode == 0 and rows[-1]["mode"] == "geometry" and
+             "BALLPIT_DRAW" not in p.stderr, "good drawing variables: obeyed, no message",
+             p.stderr)
     finally:
         xvfb.terminate()
         xvfb.wait(10)
