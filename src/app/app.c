@@ -315,7 +315,7 @@ static void on_event(app *a, const SDL_Event *e, double now)
         break;
     case SDL_RENDER_TARGETS_RESET:
     case SDL_RENDER_DEVICE_RESET:
-        a->R.px_picture = 0; /* the ball texture's pixels may be gone: splat again */
+        a->R.px.picture = 0; /* the ball texture's pixels may be gone: splat again */
         break;
     default:
         break;

@@ -336,6 +336,14 @@ static SDL_Texture *pick_circle(bp_render *R, const bp_snap *s, float scale)
     return R->circle[lvl];
 }
 
+/* d holds what `want` asks for: the same picture (not 0: drawn every
+ * time), scale and offset. */
+static int holds(const bp_drawn *d, const bp_drawn *want)
+{
+    return want->picture != 0 && want->picture == d->picture && want->sc == d->sc &&
+           want->ox == d->ox && want->oy == d->oy;
+}
+
 /* Balls splatted into a streaming texture covering the world box on
  * screen, then one copy. */
 static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
@@ -358,7 +366,7 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
         }
         R->px_w = tw;
         R->px_h = th;
-        R->px_picture = 0;
+        R->px.picture = 0;
     }
     const float sc = v->scale, ox = v->ox - (float)x0, oy = v->oy - (float)y0;
     /* The balls the texture already holds, drawn the same way (the engine
@@ -368,8 +376,8 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
      * threads share the cores (docs/benchmarks.md, "Drawing"). The logic
      * thread numbers its pictures from 1; 0 (the draw bench's) is drawn
      * every time. */
-    if (!(s->picture != 0 && s->picture == R->px_picture && sc == R->px_sc &&
-          ox == R->px_ox && oy == R->px_oy)) {
+    const bp_drawn want = {s->picture, sc, ox, oy};
+    if (!holds(&R->px, &want)) {
         void *pixels;
         int pitch;
         if (SDL_LockTexture(R->px_tex, NULL, &pixels, &pitch) != 0) {
@@ -408,10 +416,7 @@ static int draw_pixels(bp_render *R, const bp_view *v, const bp_snap *s,
             }
         }
         SDL_UnlockTexture(R->px_tex);
-        R->px_picture = s->picture;
-        R->px_sc = sc;
-        R->px_ox = ox;
-        R->px_oy = oy;
+        R->px = want;
     }
     SDL_Rect dst = { x0, y0, tw, th };
     if (SDL_RenderCopy(R->r, R->px_tex, NULL, &dst) != 0) {
@@ -464,20 +469,16 @@ int bp_render_snapshot(bp_render *R, const bp_view *v, const bp_snap *s,
         R->draw_ms = 0.0;
         return 0;
     }
-    const uint32_t cap = R->cap;
     if (grow_batch(&R->xy, &R->uv, &R->col, &R->idx, &R->cap, n)) {
         snprintf(err, errlen, "out of memory drawing %u balls", n);
         return -1;
     }
     const float sc = v->scale, ox = v->ox, oy = v->oy;
-    /* The batch already built from this snapshot in this view (the
-     * pixels mode's rule, draw_pixels): submitted as it is. */
-    int built = R->cap == cap && s->picture != 0 && s->picture == R->geo_picture &&
-                sc == R->geo_sc && ox == R->geo_ox && oy == R->geo_oy;
-    R->geo_picture = s->picture;
-    R->geo_sc = sc;
-    R->geo_ox = ox;
-    R->geo_oy = oy;
+    /* The batch already built from this picture in this view (holds, as
+     * the pixels mode's texture): submitted as it is. */
+    const bp_drawn want = {s->picture, sc, ox, oy};
+    const int built = holds(&R->geo, &want);
+    R->geo = want;
     /* each ball's vertices its own: split between the pixels mode's
      * threads (render.h) where there are as many balls as it splits for */
     const int t = n >= R->band_min ? bp_render_threads(R->cores, s->engine_cores, R->threads) : 1;

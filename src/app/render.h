@@ -26,6 +26,14 @@
 
 #define BP_CIRCLE_LEVELS 6
 
+/* What a ball texture or batch holds: the balls of a snapshot's picture
+ * (bp_snap.picture; 0 = nothing, or a picture drawn every time) at this
+ * scale and offset. */
+typedef struct bp_drawn {
+    uint64_t picture;
+    float sc, ox, oy;
+} bp_drawn;
+
 typedef struct bp_render {
     SDL_Renderer *r;
     SDL_Texture *circle[BP_CIRCLE_LEVELS]; ///< 8, 16, ... 256 px
@@ -36,10 +44,7 @@ typedef struct bp_render {
     SDL_Color *col;
     int *idx;
     uint32_t cap;
-    /* what the ball batch holds: the balls of picture geo_picture (the
-     * snapshot's, 0 = nothing) at this scale and offset */
-    uint64_t geo_picture;
-    float geo_sc, geo_ox, geo_oy;
+    bp_drawn geo;       ///< what the ball batch holds
     /* line batch, reused */
     float *lxy, *luv;
     SDL_Color *lcol;
@@ -51,10 +56,7 @@ typedef struct bp_render {
     SDL_Texture *px_tex;
     bp_splatter splatter;
     int px_w, px_h;
-    /* what px_tex holds: the balls of picture px_picture (the snapshot's,
-     * 0 = nothing) at this scale and offset */
-    uint64_t px_picture;
-    float px_sc, px_ox, px_oy;
+    bp_drawn px;        ///< what px_tex holds
     /* the splat in bands of rows (the geometry mode's vertices in shares)
      * from band_min balls, on the threads bp_render_threads gives: threads
      * (BALLPIT_DRAW_THREADS) if set, else from the host's cores and the

@@ -1324,17 +1324,16 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
             CL_SUCCESS || cus < 1)
         cus = 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned long groups = cores >= 1 && (long)cus > cores ? (unsigned long)cores : cus;
+    const unsigned long units = cores >= 1 && (long)cus > cores ? (unsigned long)cores : cus;
+    unsigned long groups = units;
     unsigned long chunk = 0; /* 0: derived from the ball count at attach */
     if (env_count("BALLPIT_OCL_GROUPS", 1, 256, &groups, err, errlen) ||
         env_count("BALLPIT_OCL_CHUNK", 1, 1ul << 24, &chunk, err, errlen))
         goto fail;
     o->groups = groups;
     o->chunk_set = (cl_uint)chunk;
-    /* a CPU device's runtime runs the kernels on the host's cores */
-    o->base.host_cores = (d.type & CL_DEVICE_TYPE_CPU) ? (int)(cores >= 1 && (long)cus > cores
-                                                                  ? cores : (long)cus)
-                                                       : 0;
+    /* a CPU device's runtime runs the kernels on as many of the host's cores */
+    o->base.host_cores = (d.type & CL_DEVICE_TYPE_CPU) ? (int)units : 0;
     return &o->base;
 fail:
     ocl_destroy(&o->base);

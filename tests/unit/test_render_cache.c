@@ -167,12 +167,12 @@ static int reused_only_for_the_same_snapshot(const char *mode)
     ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
 
     /* after the renderer's targets were reset, which may lose a texture's
-     * pixels (app.c sets px_picture to 0; the geometry batch is host memory) */
+     * pixels (app.c sets px.picture to 0; the geometry batch is host memory) */
     if (!strcmp(mode, "pixels")) {
         s.picture = 9;
         ENSURE(draw(&c, &v, &s, pic) == 0);
         place(&s, 5.0f);
-        c.R.px_picture = 0;
+        c.R.px.picture = 0;
         ENSURE(draw(&c, &v, &s, pic) == 0);
         ENSURE(fresh_picture(&v, &s, ref) == 0 && same(pic, ref));
     }
