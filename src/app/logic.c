@@ -235,20 +235,154 @@ static void save(bp_logic *L, const char *path)
             path);
 }
 
+/* Says which engine runs now, after a switch. */
+static void say_engine(bp_logic *L)
+{
+    L->engine_error[0] = '\0';
+    say(L, "engine: %s (%s)", bp_engine_name(L->e), bp_engine_device(L->e));
+}
+
+static void say_unavailable(bp_logic *L, bp_backend to, const char *err)
+{
+    copy_str(L->engine_error, sizeof L->engine_error, err);
+    say(L, "%s unavailable, staying on %s: %s", to == BP_BACKEND_OPENCL ? "OpenCL" : "CPU",
+        bp_engine_name(L->e), err);
+}
+
+/* PoCL compiles each kernel the first time it is launched, seconds in all
+ * with a cold cache: a few frames of a small world of the engine's own
+ * launch them here, on the maker's thread, not in the logic thread's first
+ * frames on the new engine; WARM_BALLS of them, so that its first step
+ * re-sorts them by place (the gather kernel) too. A device that cannot
+ * step fails here, before the world is handed over. Returns 0, or -1 and
+ * why. */
+#define WARM_BALLS 4096u /* the smallest world re-sorted (bp_engine_opts.sort_by_place) */
+static int warm_up(bp_engine *e, char *err, size_t errlen)
+{
+    bp_world *w = bp_world_create(NULL);
+    int rc = w ? 0 : -1;
+    if (!w)
+        snprintf(err, errlen, "out of memory for the engine's warm-up world");
+    else
+        rc = bp_world_add_swarm(w, 400.0f, 300.0f, WARM_BALLS, 2.0f, 200.0f, 0.0f, 50.0f, 1,
+                                err, errlen) < 0 ||
+             bp_world_add_line(w, 200.0f, 500.0f, 600.0f, 560.0f, err, errlen) < 0 ||
+             bp_engine_attach(e, w, err, errlen);
+    /* the first step after an attach runs the separate kernels, later ones
+     * the one-launch step of CPU devices */
+    for (int i = 0; i < 3 && rc == 0; i++)
+        rc = bp_engine_step(e, w, w->params.substeps, err, errlen);
+    if (w)
+        bp_world_destroy(w);
+    return rc ? -1 : 0;
+}
+
+/* The maker thread: the engine, warmed up on a world of its own (the
+ * logic thread attaches the real one when it takes the engine over). */
+static int make_engine(void *arg)
+{
+    bp_logic *L = arg;
+    if (L->make_delay_ms > 0)
+        SDL_Delay((Uint32)L->make_delay_ms);
+    L->fresh = bp_engine_create(L->making, &L->opts, L->fresh_err, sizeof L->fresh_err);
+    if (L->fresh && warm_up(L->fresh, L->fresh_err, sizeof L->fresh_err) != 0) {
+        bp_engine_destroy(L->fresh);
+        L->fresh = NULL;
+    }
+    SDL_AtomicSet(&L->made, 1);
+    return 0;
+}
+
+/* While the maker compiles (a core's work for seconds) a CPU engine on
+ * every core runs on one thread fewer: its threads wait for each other at
+ * every pass, and one sharing its core with the compiler held them all
+ * up (the 10k rain on 2 cores, PoCL's cache cold: 13 frames a second on
+ * two threads beside the compiler and the build 11 s, against 33 frames a
+ * second on one thread and 9 s). The same bits on any number of threads;
+ * on failure the engine stays as it was. */
+static void lend_a_core(bp_logic *L)
+{
+    int t = bp_engine_threads(L->e);
+    char err[256];
+    bp_engine_opts o = L->opts;
+    o.threads = t - 1;
+    if (bp_engine_kind(L->e) == BP_BACKEND_CPU && t > 1 &&
+        bp_engine_switch(&L->e, BP_BACKEND_CPU, &o, L->w, err, sizeof err) == 0)
+        L->lent = 1;
+}
+
+/* The maker failed: the CPU engine on its threads again. */
+static void take_the_core_back(bp_logic *L)
+{
+    char err[256];
+    if (L->lent && bp_engine_kind(L->e) == BP_BACKEND_CPU)
+        (void)bp_engine_switch(&L->e, BP_BACKEND_CPU, &L->opts, L->w, err, sizeof err);
+    L->lent = 0;
+}
+
+/* Starts making an engine of kind `to` (OpenCL: the CPU engine is made
+ * at once) on the maker's thread while L->e runs on. Returns 0, or -1
+ * when no thread could be started. */
+static int start_maker(bp_logic *L, bp_backend to)
+{
+    L->making = to;
+    L->fresh = NULL;
+    L->fresh_err[0] = '\0';
+    SDL_AtomicSet(&L->made, 0);
+    L->maker = SDL_CreateThread(make_engine, "ballpit-make", L);
+    if (!L->maker)
+        return -1;
+    lend_a_core(L);
+    say(L, "starting OpenCL (its program and kernels are built: seconds the first time): the "
+           "%s engine runs meanwhile", bp_engine_name(L->e));
+    return 0;
+}
+
+/* Waits for the maker; returns what it made (NULL: it failed). */
+static bp_engine *join_maker(bp_logic *L)
+{
+    SDL_WaitThread(L->maker, NULL);
+    L->maker = NULL;
+    bp_engine *n = L->fresh;
+    L->fresh = NULL;
+    return n;
+}
+
+/* Between two frames: the engine the maker has made takes the world over. */
+static void adopt_made(bp_logic *L)
+{
+    if (!L->maker || !SDL_AtomicGet(&L->made))
+        return;
+    char err[512] = "";
+    bp_engine *n = join_maker(L);
+    if (!n || bp_engine_adopt(&L->e, n, L->w, err, sizeof err) != 0) {
+        take_the_core_back(L);
+        say_unavailable(L, L->making, n ? err : L->fresh_err);
+        return;
+    }
+    L->lent = 0;
+    say_engine(L);
+}
+
 static void toggle_engine(bp_logic *L)
 {
     char err[512] = "";
-    bp_backend to = bp_engine_kind(L->e) == BP_BACKEND_CPU ? BP_BACKEND_OPENCL
-                                                           : BP_BACKEND_CPU;
-    if (bp_engine_switch(&L->e, to, &L->opts, L->w, err, sizeof err) != 0) {
-        copy_str(L->engine_error, sizeof L->engine_error, err);
-        say(L, "%s unavailable, staying on %s: %s",
-            to == BP_BACKEND_OPENCL ? "OpenCL" : "CPU", bp_engine_name(L->e),
-            err);
+    if (L->maker) {
+        say(L, "still starting OpenCL: the %s engine runs meanwhile", bp_engine_name(L->e));
         return;
     }
-    L->engine_error[0] = '\0';
-    say(L, "engine: %s (%s)", bp_engine_name(L->e), bp_engine_device(L->e));
+    bp_backend to = bp_engine_kind(L->e) == BP_BACKEND_CPU ? BP_BACKEND_OPENCL
+                                                           : BP_BACKEND_CPU;
+    /* Towards OpenCL the engine is made on a thread of its own, so the
+     * picture keeps moving while the program builds; not in lockstep
+     * runs, whose frames must not depend on when the build ends. */
+    if (to == BP_BACKEND_OPENCL && !L->lockstep && start_maker(L, to) == 0)
+        return;
+    if (bp_engine_switch(&L->e, to, &L->opts, L->w, err, sizeof err) != 0) {
+        say_unavailable(L, to, err);
+        return;
+    }
+    say_engine(L);
 }
 
 /* A new measuring window for the real-time factor: the half second in
@@ -494,7 +628,11 @@ static int run(void *arg)
     if (!L->lockstep)
         lower_priority();
     L->e = NULL;
-    if (L->want == BP_BACKEND_OPENCL) {
+    /* --backend opencl: the CPU engine starts and OpenCL is made on the
+     * maker's thread, as G does, so the picture moves from the first
+     * frame; in lockstep runs OpenCL is made here, before the first. */
+    const int ocl_first = L->want == BP_BACKEND_OPENCL && L->lockstep;
+    if (ocl_first) {
         L->e = bp_engine_create(BP_BACKEND_OPENCL, &L->opts, err, sizeof err);
         if (!L->e || bp_engine_attach(L->e, L->w, err, sizeof err) != 0) {
             if (L->e)
@@ -520,6 +658,13 @@ static int run(void *arg)
         SDL_CondBroadcast(L->done);
         SDL_UnlockMutex(L->lock);
         return 1;
+    }
+    if (L->want == BP_BACKEND_OPENCL && !ocl_first && start_maker(L, BP_BACKEND_OPENCL) != 0) {
+        /* no thread for it: made here, as in lockstep */
+        if (bp_engine_switch(&L->e, BP_BACKEND_OPENCL, &L->opts, L->w, err, sizeof err) != 0)
+            say_unavailable(L, BP_BACKEND_OPENCL, err);
+        else
+            say_engine(L);
     }
     L->rtf_t0 = now_s();
     L->picture = 1;
@@ -563,11 +708,17 @@ static int run(void *arg)
         }
         if (dirty && bp_engine_attach(L->e, L->w, err, sizeof err) != 0)
             fall_back(L, err);
+        adopt_made(L);
         step(L);
         update_rtf(L);
         publish(L);
     }
     free(batch);
+    if (L->maker) { /* quit while OpenCL was starting: wait for its build */
+        bp_engine *n = join_maker(L);
+        if (n)
+            bp_engine_destroy(n);
+    }
     return 0;
 }
 

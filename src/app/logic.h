@@ -52,6 +52,17 @@ typedef struct bp_logic {
     uint64_t msg_seq;
     uint64_t picture;   ///< bumped when the balls may differ from the last publish
     char engine_error[256];
+    /* G towards OpenCL: the new engine is made on a thread of its own
+     * (building the OpenCL program takes seconds on PoCL) while the old
+     * one keeps stepping; the logic thread hands the world over between
+     * two frames once it is made. */
+    SDL_Thread *maker;      ///< making it, or made and not yet joined
+    SDL_atomic_t made;      ///< set by the maker when bp_engine_create returned
+    bp_backend making;      ///< the kind it makes
+    bp_engine *fresh;       ///< what it made; NULL: failed, why in fresh_err
+    char fresh_err[256];
+    int make_delay_ms;      ///< tests: the maker waits this long first
+    int lent;               ///< the CPU engine runs on a thread fewer meanwhile
 } bp_logic;
 
 /// Starts the logic thread on world w (taken over: the logic thread frees

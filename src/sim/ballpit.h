@@ -226,6 +226,12 @@ int bp_engine_threads(const bp_engine *e);
 /// threads; an OpenCL CPU device's compute units (PoCL), 0 on a GPU. The
 /// sandbox gives the drawing the cores left over.
 int bp_engine_host_cores(const bp_engine *e);
+/// Moves the running world from *e to engine n (made by bp_engine_create,
+/// perhaps on another thread while *e ran) without losing or changing a
+/// ball: *e's state read into w, n attached to it, *e destroyed and
+/// replaced by n. On failure n is destroyed, *e is untouched, -1 and a
+/// reason.
+int bp_engine_adopt(bp_engine **e, bp_engine *n, bp_world *w, char *err, size_t errlen);
 /// Moves the running world from *e to a new engine of kind `to` without
 /// losing or changing a ball. On failure *e is untouched, -1 and a reason.
 int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts,

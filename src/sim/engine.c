@@ -93,21 +93,22 @@ void bp_engine_phase_times(const bp_engine *e, bp_phase_times *out)
     *out = e->times;
 }
 
-int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts, bp_world *w,
-                     char *err, size_t errlen)
+int bp_engine_adopt(bp_engine **e, bp_engine *n, bp_world *w, char *err, size_t errlen)
 {
     /* Bring the world up to date from the old engine first: if that fails
      * the old engine is still the one in charge. */
-    if (bp_engine_read(*e, w, err, errlen))
-        return -1;
-    bp_engine *n = bp_engine_create(to, opts, err, errlen);
-    if (!n)
-        return -1;
-    if (bp_engine_attach(n, w, err, errlen)) {
+    if (bp_engine_read(*e, w, err, errlen) || bp_engine_attach(n, w, err, errlen)) {
         bp_engine_destroy(n);
         return -1;
     }
     bp_engine_destroy(*e);
     *e = n;
     return 0;
+}
+
+int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts, bp_world *w,
+                     char *err, size_t errlen)
+{
+    bp_engine *n = bp_engine_create(to, opts, err, errlen);
+    return n ? bp_engine_adopt(e, n, w, err, errlen) : -1;
 }

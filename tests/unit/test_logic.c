@@ -42,15 +42,15 @@ static bp_cmd polyline(const float *p, uint32_t n)
     return c;
 }
 
-static bp_logic *start(void)
+static bp_logic *start_with(bp_backend backend, int threads)
 {
     bp_world *w = bp_world_create(NULL);
     if (!w || bp_world_add_line(w, 100, 650, 1180, 650, NULL, 0) != 0)
         return NULL;
     static bp_logic L;
     char err[256];
-    bp_engine_opts o = { .threads = 1 };
-    if (bp_logic_start(&L, w, "tests/a-scene.scene", BP_BACKEND_CPU, &o, 0, err,
+    bp_engine_opts o = { .threads = threads };
+    if (bp_logic_start(&L, w, "tests/a-scene.scene", backend, &o, 0, err,
                        sizeof err) != 0) {
         fprintf(stderr, "%s\n", err);
         return NULL;
@@ -58,6 +58,16 @@ static bp_logic *start(void)
     if (bp_logic_wait_published(&L, 1, 20000) != 0)
         return NULL;
     return &L;
+}
+
+static bp_logic *start_on(bp_backend backend)
+{
+    return start_with(backend, 1);
+}
+
+static bp_logic *start(void)
+{
+    return start_on(BP_BACKEND_CPU);
 }
 
 static int edits_land_between_frames(void)
@@ -367,6 +377,119 @@ static int save_and_load(void)
 /* G while paused: the world moves to the other engine without a ball
  * lost or moved (bit for bit), and back; or, without OpenCL, the reason is
  * in the snapshot and the CPU engine keeps running. */
+/* Ticks until the engine is no longer `from` or the switch has failed
+ * (OpenCL is made on a thread of its own); at most a minute. */
+static const bp_snap *until_switched(bp_logic *L, const char *from)
+{
+    for (int i = 0; i < 6000; i++) {
+        const bp_snap *s = frame(L);
+        if (!s || strcmp(s->engine, from) != 0 || s->engine_error[0])
+            return s;
+        usleep(10000);
+    }
+    return NULL;
+}
+
+/* G towards OpenCL makes the engine on another thread (the program takes
+ * seconds to build on PoCL): the world keeps stepping on the CPU engine
+ * meanwhile, the HUD says so, a second G waits its turn, and the world
+ * then moves over whole. The maker is held back 0.6 s so the frames in
+ * between are certain. */
+static int world_steps_while_opencl_starts(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    ENSURE(spawn(L, 200, (float[6]){ 640, 300, 0, 0, 3, 80 }) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s && s->count == 200);
+    L->make_delay_ms = 600; /* read by the maker, started after the push below */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(strcmp(s->engine, "cpu") == 0 && strstr(s->msg, "starting OpenCL") != NULL);
+    uint64_t f0 = s->frame;
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(strcmp(s->engine, "cpu") == 0 && strstr(s->msg, "still starting OpenCL") != NULL);
+    for (int i = 0; i < 5; i++) {
+        usleep(20000);
+        s = frame(L);
+        ENSURE(strcmp(s->engine, "cpu") == 0); /* 0.1 s of the 0.6 */
+    }
+    ENSURE(s->frame >= f0 + 6); /* stepping all along */
+    s = until_switched(L, "cpu");
+    ENSURE(s != NULL && s->count == 200);
+    if (strcmp(s->engine, "opencl") == 0) {
+        ENSURE(!s->engine_error[0] && strstr(s->msg, "engine: opencl") != NULL);
+        uint64_t f1 = s->frame;
+        s = frame(L);
+        ENSURE(s->frame == f1 + 1 && s->count == 200); /* and on OpenCL after */
+    } else {
+        ENSURE(strstr(s->msg, "OpenCL unavailable, staying on cpu") != NULL);
+        printf("(OpenCL unavailable: %s)\n", s->engine_error);
+    }
+    bp_logic_stop(L);
+    return 0;
+}
+
+/* --backend opencl starts on the CPU engine and moves to OpenCL once it
+ * is made, as G does: the first frames step. */
+static int opencl_asked_for_starts_on_cpu(void)
+{
+    bp_logic *L = start_on(BP_BACKEND_OPENCL);
+    ENSURE(L);
+    const bp_snap *s = bp_snapbuf_acquire(&L->snaps, NULL);
+    ENSURE(s && strcmp(s->engine, "cpu") == 0 && strstr(s->msg, "starting OpenCL") != NULL);
+    ENSURE(spawn(L, 50, (float[6]){ 640, 300, 0, 0, 3, 60 }) == 0);
+    s = until_switched(L, "cpu");
+    ENSURE(s != NULL && s->count == 50 && s->frame >= 1);
+    if (strcmp(s->engine, "opencl") != 0) {
+        ENSURE(strstr(s->msg, "OpenCL unavailable") != NULL && s->engine_error[0]);
+        printf("(OpenCL unavailable: %s)\n", s->engine_error);
+    }
+    bp_logic_stop(L);
+    return 0;
+}
+
+/* While OpenCL is made, a CPU engine of two threads runs on one (the
+ * compiler has the other core), and gets its threads back when OpenCL
+ * cannot start or when G brings the CPU engine back. */
+static int cpu_engine_lends_a_core_while_opencl_starts(void)
+{
+    bp_logic *L = start_with(BP_BACKEND_CPU, 2);
+    ENSURE(L);
+    const bp_snap *s = frame(L);
+    ENSURE(s && strncmp(s->device, "2 threads", 9) == 0);
+    L->make_delay_ms = 400;
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    s = frame(L);
+    ENSURE(strcmp(s->engine, "cpu") == 0 && strncmp(s->device, "1 thread,", 9) == 0);
+    s = until_switched(L, "cpu");
+    ENSURE(s != NULL);
+    if (strcmp(s->engine, "opencl") == 0) {
+        ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+        s = frame(L);
+        ENSURE(strcmp(s->engine, "cpu") == 0);
+    }
+    ENSURE(strncmp(s->device, "2 threads", 9) == 0);
+    bp_logic_stop(L);
+    return 0;
+}
+
+/* Quitting while OpenCL is being made waits for the maker and frees what
+ * it made (ASan and valgrind see a leak or a use after free). */
+static int quit_while_opencl_starts(void)
+{
+    bp_logic *L = start();
+    ENSURE(L);
+    L->make_delay_ms = 300;
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s && L->maker != NULL);
+    bp_logic_stop(L);
+    ENSURE(L->maker == NULL && L->fresh == NULL);
+    return 0;
+}
+
 static int engine_switch_keeps_every_ball(void)
 {
     bp_logic *L = start();
@@ -382,7 +505,7 @@ static int engine_switch_keeps_every_ball(void)
     memcpy(x, s->x, 500 * sizeof *x);
     memcpy(y, s->y, 500 * sizeof *y);
     ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
-    s = frame(L);
+    s = until_switched(L, "cpu");
     ENSURE(s != NULL);
     if (strcmp(s->engine, "opencl") != 0) {
         /* No usable OpenCL here: the reason is shown, the CPU stays. */
@@ -421,6 +544,10 @@ int main(int argc, char **argv)
         BP_TEST(substeps_double_and_halve),
         BP_TEST(save_and_load),
         BP_TEST(engine_switch_keeps_every_ball),
+        BP_TEST(world_steps_while_opencl_starts),
+        BP_TEST(quit_while_opencl_starts),
+        BP_TEST(opencl_asked_for_starts_on_cpu),
+        BP_TEST(cpu_engine_lends_a_core_while_opencl_starts),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
