@@ -357,8 +357,8 @@ static void update_hud_text(app *a, const bp_snap *s)
              s->step_ms, s->substeps, rt);
     snprintf(a->hud_lines[2], sizeof a->hud_lines[2], "balls %s   lines %u",
              balls, s->nlines);
-    snprintf(a->hud_lines[3], sizeof a->hud_lines[3], "engine %s - %.120s",
-             s->engine, s->device);
+    snprintf(a->hud_lines[3], sizeof a->hud_lines[3], "engine %s - %.120s%s",
+             s->engine, s->device, s->starting ? "   (starting OpenCL...)" : "");
     snprintf(a->hud_lines[4], sizeof a->hud_lines[4],
              "swarm %u   radius %g px%s", a->tools.swarm_size,
              (double)a->tools.radius, a->tools.eraser_mode ? "   ERASER" : "");
@@ -419,6 +419,7 @@ static void write_state(app *a, const bp_snap *s)
         .engine = s ? s->engine : "",
         .device = s ? s->device : "",
         .engine_error = s ? s->engine_error : "",
+        .starting = s ? s->starting : 0,
         .message = a->msg,
         .scene = s ? s->scene : "",
         .paused = s ? s->paused : 0,

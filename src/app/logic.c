@@ -81,6 +81,7 @@ static void publish(bp_logic *L)
     s->substeps = L->w->params.substeps;
     s->backend = (int)bp_engine_kind(L->e);
     s->engine_cores = bp_engine_host_cores(L->e);
+    s->starting = L->maker != NULL;
     snprintf(s->engine, sizeof s->engine, "%s", bp_engine_name(L->e));
     snprintf(s->device, sizeof s->device, "%s", bp_engine_device(L->e));
     snprintf(s->scene, sizeof s->scene, "%s", L->scene);

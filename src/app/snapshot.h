@@ -34,6 +34,7 @@ typedef struct bp_snap {
     uint32_t substeps;             ///< sub-steps per frame (the world's)
     int backend;                   ///< bp_backend of the running engine
     int engine_cores;              ///< host cores its steps keep busy
+    int starting;                  ///< an OpenCL engine is being made meanwhile
     char engine[16];               ///< "cpu" / "opencl"
     char device[128];
     char scene[128];               ///< scene name for the window title

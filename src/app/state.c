@@ -54,6 +54,7 @@ int bp_state_format(const bp_app_state *s, char *buf, size_t len)
     put_str(&o, "engine", s->engine);
     put_str(&o, "device", s->device);
     put_str(&o, "engine_error", s->engine_error);
+    put(&o, "\"engine_starting\":%s,", s->starting ? "true" : "false");
     put_str(&o, "message", s->message);
     put_str(&o, "scene", s->scene);
     put(&o, "\"paused\":%s,\"gravity\":%s,\"slowmo\":%s,\"eraser\":%s,"

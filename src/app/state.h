@@ -19,6 +19,7 @@ typedef struct bp_app_state {
     const char *engine;      ///< "cpu" / "opencl"
     const char *device;
     const char *engine_error;///< why the last engine switch failed, or ""
+    int starting;            ///< an OpenCL engine is being made meanwhile
     const char *message;     ///< last HUD message
     const char *scene;
     int paused, gravity, slowmo, eraser, help, font;

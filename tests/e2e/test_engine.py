@@ -14,6 +14,7 @@ def main():
         sb.key("g")
         s = sb.wait(lambda s: s["engine"] == "opencl" or s["engine_error"], 55,
                     "the engine switch")
+        check(not s["engine_starting"], "the HUD no longer says OpenCL is starting")
         if s["engine"] == "opencl":
             print("ok   G switched to OpenCL on: " + s["device"])
             check(s["balls"] == balls, "no ball lost in the switch (%d)" % balls)

@@ -112,7 +112,7 @@ static int state_json(void)
 {
     bp_app_state s = { .frame = 12, .balls = 3000, .lines = 4,
                        .engine = "cpu", .device = "2 threads",
-                       .engine_error = "no \"OpenCL\" platform\\",
+                       .engine_error = "no \"OpenCL\" platform\\", .starting = 1,
                        .message = "line1\nline2", .scene = "rain",
                        .paused = 1, .gravity = 1, .swarm_size = 200,
                        .radius = 2.5f, .win_w = 1280, .win_h = 720,
@@ -125,7 +125,8 @@ static int state_json(void)
     ENSURE(strstr(buf, "\"slowmo\":false,"));
     ENSURE(strstr(buf, "\"radius\":2.5,"));
     ENSURE(strstr(buf, "\"window\":[1280,720]"));
-    ENSURE(strstr(buf, "\"engine_error\":\"no \\\"OpenCL\\\" platform\\\\\""));
+    ENSURE(strstr(buf, "\"engine_error\":\"no \\\"OpenCL\\\" platform\\\\\","));
+    ENSURE(strstr(buf, "\"engine_starting\":true,"));
     ENSURE(strstr(buf, "\"message\":\"line1\\u000aline2\""));
     ENSURE(strstr(buf, "\"screenshot_error\":\"\"}\n"));
     ENSURE(buf[0] == '{');

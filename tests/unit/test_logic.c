@@ -406,6 +406,7 @@ static int world_steps_while_opencl_starts(void)
     ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
     s = frame(L);
     ENSURE(strcmp(s->engine, "cpu") == 0 && strstr(s->msg, "starting OpenCL") != NULL);
+    ENSURE(s->starting); /* the HUD's engine line says so while it lasts */
     uint64_t f0 = s->frame;
     ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
     s = frame(L);
@@ -417,7 +418,7 @@ static int world_steps_while_opencl_starts(void)
     }
     ENSURE(s->frame >= f0 + 6); /* stepping all along */
     s = until_switched(L, "cpu");
-    ENSURE(s != NULL && s->count == 200);
+    ENSURE(s != NULL && s->count == 200 && !s->starting);
     if (strcmp(s->engine, "opencl") == 0) {
         ENSURE(!s->engine_error[0] && strstr(s->msg, "engine: opencl") != NULL);
         uint64_t f1 = s->frame;
