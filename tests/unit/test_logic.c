@@ -476,6 +476,31 @@ static int cpu_engine_lends_a_core_while_opencl_starts(void)
     return 0;
 }
 
+/* A device that builds but cannot step fails in the maker's warm-up
+ * (BALLPIT_OCL_FAIL=step:2, read when the engine is made): the world stays
+ * on the CPU engine, which gets its thread back, and the HUD says why. */
+static int opencl_failing_its_warm_up_stays_on_cpu(void)
+{
+    bp_logic *L = start_with(BP_BACKEND_CPU, 2);
+    ENSURE(L);
+    ENSURE(spawn(L, 100, (float[6]){ 640, 300, 0, 0, 3, 60 }) == 0);
+    const bp_snap *s = frame(L);
+    ENSURE(s && s->count == 100);
+    ENSURE(setenv("BALLPIT_OCL_FAIL", "step:2", 1) == 0); /* no thread reads it now */
+    ENSURE(push(L, (bp_cmd){ .kind = BP_CMD_ENGINE_TOGGLE }) == 0);
+    s = until_switched(L, "cpu");
+    unsetenv("BALLPIT_OCL_FAIL"); /* the maker has been joined */
+    ENSURE(s != NULL && strcmp(s->engine, "cpu") == 0 && s->engine_error[0] && !s->starting);
+    ENSURE(strstr(s->msg, "OpenCL unavailable, staying on cpu") != NULL);
+    ENSURE(strncmp(s->device, "2 threads", 9) == 0 && s->count == 100);
+    printf("(OpenCL start failed as injected: %s)\n", s->engine_error);
+    uint64_t f0 = s->frame;
+    s = frame(L);
+    ENSURE(s->frame == f0 + 1); /* and steps on */
+    bp_logic_stop(L);
+    return 0;
+}
+
 /* Quitting while OpenCL is being made waits for the maker and frees what
  * it made (ASan and valgrind see a leak or a use after free). */
 static int quit_while_opencl_starts(void)
@@ -549,6 +574,7 @@ int main(int argc, char **argv)
         BP_TEST(quit_while_opencl_starts),
         BP_TEST(opencl_asked_for_starts_on_cpu),
         BP_TEST(cpu_engine_lends_a_core_while_opencl_starts),
+        BP_TEST(opencl_failing_its_warm_up_stays_on_cpu),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
