@@ -285,7 +285,7 @@ static int make_engine(void *arg)
     bp_logic *L = arg;
     if (L->make_delay_ms > 0)
         SDL_Delay((Uint32)L->make_delay_ms);
-    L->fresh = bp_engine_create(L->making, &L->opts, L->fresh_err, sizeof L->fresh_err);
+    L->fresh = bp_engine_create(BP_BACKEND_OPENCL, &L->opts, L->fresh_err, sizeof L->fresh_err);
     if (L->fresh && warm_up(L->fresh, L->fresh_err, sizeof L->fresh_err) != 0) {
         bp_engine_destroy(L->fresh);
         L->fresh = NULL;
@@ -321,12 +321,10 @@ static void take_the_core_back(bp_logic *L)
     L->lent = 0;
 }
 
-/* Starts making an engine of kind `to` (OpenCL: the CPU engine is made
- * at once) on the maker's thread while L->e runs on. Returns 0, or -1
- * when no thread could be started. */
-static int start_maker(bp_logic *L, bp_backend to)
+/* Starts making an OpenCL engine on the maker's thread while L->e runs
+ * on. Returns 0, or -1 when no thread could be started. */
+static int start_maker(bp_logic *L)
 {
-    L->making = to;
     L->fresh = NULL;
     L->fresh_err[0] = '\0';
     SDL_AtomicSet(&L->made, 0);
@@ -358,11 +356,26 @@ static void adopt_made(bp_logic *L)
     bp_engine *n = join_maker(L);
     if (!n || bp_engine_adopt(&L->e, n, L->w, err, sizeof err) != 0) {
         take_the_core_back(L);
-        say_unavailable(L, L->making, n ? err : L->fresh_err);
+        say_unavailable(L, BP_BACKEND_OPENCL, n ? err : L->fresh_err);
         return;
     }
     L->lent = 0;
     say_engine(L);
+}
+
+/* Moves the world to an OpenCL engine: made on a thread of its own, so
+ * the picture keeps moving while its program builds; here, at once, in
+ * lockstep runs (their frames must not depend on when the build ends) or
+ * where no thread can be started. */
+static void to_opencl(bp_logic *L)
+{
+    char err[512] = "";
+    if (!L->lockstep && start_maker(L) == 0)
+        return;
+    if (bp_engine_switch(&L->e, BP_BACKEND_OPENCL, &L->opts, L->w, err, sizeof err) != 0)
+        say_unavailable(L, BP_BACKEND_OPENCL, err);
+    else
+        say_engine(L);
 }
 
 static void toggle_engine(bp_logic *L)
@@ -372,18 +385,14 @@ static void toggle_engine(bp_logic *L)
         say(L, "still starting OpenCL: the %s engine runs meanwhile", bp_engine_name(L->e));
         return;
     }
-    bp_backend to = bp_engine_kind(L->e) == BP_BACKEND_CPU ? BP_BACKEND_OPENCL
-                                                           : BP_BACKEND_CPU;
-    /* Towards OpenCL the engine is made on a thread of its own, so the
-     * picture keeps moving while the program builds; not in lockstep
-     * runs, whose frames must not depend on when the build ends. */
-    if (to == BP_BACKEND_OPENCL && !L->lockstep && start_maker(L, to) == 0)
-        return;
-    if (bp_engine_switch(&L->e, to, &L->opts, L->w, err, sizeof err) != 0) {
-        say_unavailable(L, to, err);
+    if (bp_engine_kind(L->e) == BP_BACKEND_CPU) {
+        to_opencl(L);
         return;
     }
-    say_engine(L);
+    if (bp_engine_switch(&L->e, BP_BACKEND_CPU, &L->opts, L->w, err, sizeof err) != 0)
+        say_unavailable(L, BP_BACKEND_CPU, err);
+    else
+        say_engine(L);
 }
 
 /* A new measuring window for the real-time factor: the half second in
@@ -660,13 +669,8 @@ static int run(void *arg)
         SDL_UnlockMutex(L->lock);
         return 1;
     }
-    if (L->want == BP_BACKEND_OPENCL && !ocl_first && start_maker(L, BP_BACKEND_OPENCL) != 0) {
-        /* no thread for it: made here, as in lockstep */
-        if (bp_engine_switch(&L->e, BP_BACKEND_OPENCL, &L->opts, L->w, err, sizeof err) != 0)
-            say_unavailable(L, BP_BACKEND_OPENCL, err);
-        else
-            say_engine(L);
-    }
+    if (L->want == BP_BACKEND_OPENCL && !ocl_first)
+        to_opencl(L);
     L->rtf_t0 = now_s();
     L->picture = 1;
     publish(L);

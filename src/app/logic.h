@@ -58,7 +58,6 @@ typedef struct bp_logic {
      * two frames once it is made. */
     SDL_Thread *maker;      ///< making it, or made and not yet joined
     SDL_atomic_t made;      ///< set by the maker when bp_engine_create returned
-    bp_backend making;      ///< the kind it makes
     bp_engine *fresh;       ///< what it made; NULL: failed, why in fresh_err
     char fresh_err[256];
     int make_delay_ms;      ///< tests: the maker waits this long first
