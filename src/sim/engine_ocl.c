@@ -372,18 +372,30 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     int twice = 0;
     if (env_choice("BALLPIT_OCL_PAIRS", "twice", "once", &twice, err, errlen))
         return -1;
-    char opts[384];
+    /* BALLPIT_OCL_BUILDLOG=1 prints the build log, and what each kernel
+     * needs, once the program is built (tuning: on NVIDIA's platform the
+     * log then has each kernel's registers and stack, -cl-nv-verbose) */
+    int buildlog = 0;
+    if (env_choice("BALLPIT_OCL_BUILDLOG", "1", "0", &buildlog, err, errlen))
+        return -1;
+    char ext[4096] = "";
+    if (buildlog && clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) !=
+                        CL_SUCCESS)
+        ext[0] = '\0';
+    const int nv_verbose = buildlog && strstr(ext, "cl_nv_compiler_options") != NULL;
+    char opts[448];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
-             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s",
+             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
-             o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "");
+             o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "",
+             nv_verbose ? " -cl-nv-verbose" : "");
     if (o->fault.build) {
         /* A program that cannot compile, so the real failure path runs:
          * clBuildProgram fails and the log is shown. */
@@ -407,6 +419,24 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
             char call[96];
             snprintf(call, sizeof call, "clCreateKernel(%s)", k_names[k]);
             return bp_ocl_fail(err, errlen, call, rc);
+        }
+    }
+    if (buildlog) {
+        show_build_log(o);
+        for (int k = 0; k < K_COUNT; k++) {
+            cl_ulong priv = 0, loc = 0;
+            size_t wg = 0;
+            if (clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_PRIVATE_MEM_SIZE,
+                                         sizeof priv, &priv, NULL) != CL_SUCCESS ||
+                clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof loc,
+                                         &loc, NULL) != CL_SUCCESS ||
+                clGetKernelWorkGroupInfo(o->k[k], o->dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg,
+                                         &wg, NULL) != CL_SUCCESS)
+                continue;
+            fprintf(stderr,
+                    "ballpit: opencl kernel %s: %lu bytes private a work-item, %lu local a "
+                    "work-group, work-groups of up to %zu\n",
+                    k_names[k], (unsigned long)priv, (unsigned long)loc, wg);
         }
     }
     /* The per-ball local size must be a power of two (tree reduction) and

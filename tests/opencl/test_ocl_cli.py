@@ -8,7 +8,8 @@
   two OpenCL runs are the same bytes; the OpenCL dump agrees with the CPU
   dump ball by ball within the 10-frame parity tolerance; an injected kernel
   build failure and an injected step fault (BALLPIT_OCL_FAIL) exit with
-  status 3 and a one-line reason, the build failure after the full log.
+  status 3 and a one-line reason, the build failure after the full log;
+  BALLPIT_OCL_BUILDLOG=1 prints the build log and a line for each kernel.
 Exit 77 (skip) for the device part when no OpenCL device is usable.
 """
 import csv
@@ -159,6 +160,21 @@ def checks(exe, tmp):
             {'BALLPIT_OCL_SYNC': 'fast'})
     check(p.returncode == 3 and 'BALLPIT_OCL_SYNC=fast is not spin or kernels' in p.stderr,
           'a bad BALLPIT_OCL_SYNC is named (%r)' % p.stderr)
+
+    # BALLPIT_OCL_BUILDLOG=1: the build log and a line for each kernel
+    # (tuning; on NVIDIA's platform the log has each kernel's registers)
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'BALLPIT_OCL_BUILDLOG': '1'})
+    kern = dict(re.findall(r'^ballpit: opencl kernel (bp_k_\w+): (.*)$', p.stderr, re.M))
+    check(p.returncode == 0 and 'OpenCL build log of kernels/ballpit.cl' in p.stderr and
+          'bp_k_contacts' in kern and 'bp_k_move' in kern and
+          all(re.match(r'\d+ bytes private a work-item, \d+ local a work-group, '
+                       r'work-groups of up to [1-9]\d*$', v) for v in kern.values()),
+          'BALLPIT_OCL_BUILDLOG=1 prints the build log and each kernel (%r)' % p.stderr[-400:])
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'BALLPIT_OCL_BUILDLOG': 'yes'})
+    check(p.returncode == 3 and 'BALLPIT_OCL_BUILDLOG=yes is not 1 or 0' in p.stderr,
+          'a bad BALLPIT_OCL_BUILDLOG is named (%r)' % p.stderr)
 
     cpu = os.path.join(tmp, 'cpu.csv')
     p = run([exe, '--headless', 'pile', '--frames', '10', '--dump', cpu])
