@@ -1,6 +1,7 @@
 #!/bin/sh
 # gpu_check.sh - the OpenCL checks for a machine with a GPU, as one short
 # script (docs/benchmarks.md, "OpenCL on an NVIDIA H100"): the device list,
+# what each kernel needs (registers on NVIDIA's platform),
 # the rain's 150-frame dump with the re-sort's order on the device and on
 # the host (the same bits as the CPU engine's dump here), the re-sort test
 # against the CPU engine, and the bench at the sizes given with each
@@ -57,6 +58,13 @@ step() { # step NAME COMMAND...: runs it, its output into OUT/NAME.log
 }
 step devices "$BIN" --list-devices
 cat "$OUT/devices.log"
+# what each kernel needs (BALLPIT_OCL_BUILDLOG=1; on NVIDIA's platform the
+# build log then has each kernel's registers, stack and spills; its cache
+# of built programs off, so the log is a fresh build's)
+step buildlog env BALLPIT_OCL_BUILDLOG=1 CUDA_CACHE_DISABLE=1 "$BIN" --headless rain --frames 1 \
+    --backend opencl
+grep -E "Compiling entry|Used [0-9]+ registers|stack frame|^ballpit: opencl kernel" \
+    "$OUT/buildlog.log" | sed -e 's/^ptxas *[.:]* *\(info *: *\)*//'
 for order in device host; do
     step "dump-$order" env BALLPIT_OCL_SORT=$order "$BIN" --headless rain --frames 150 \
         --backend opencl --dump "$OUT/rain-$order.csv"
