@@ -378,11 +378,15 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     int buildlog = 0;
     if (env_choice("BALLPIT_OCL_BUILDLOG", "1", "0", &buildlog, err, errlen))
         return -1;
-    char ext[4096] = "";
-    if (buildlog && clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL) !=
-                        CL_SUCCESS)
-        ext[0] = '\0';
-    const int nv_verbose = buildlog && strstr(ext, "cl_nv_compiler_options") != NULL;
+    int nv_verbose = 0;
+    size_t extlen = 0;
+    if (buildlog &&
+        clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, 0, NULL, &extlen) == CL_SUCCESS) {
+        char *ext = calloc(extlen + 1, 1);
+        if (ext && clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, extlen, ext, NULL) == CL_SUCCESS)
+            nv_verbose = strstr(ext, "cl_nv_compiler_options") != NULL;
+        free(ext);
+    }
     char opts[448];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
