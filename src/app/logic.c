@@ -250,6 +250,17 @@ static void say_unavailable(bp_logic *L, bp_backend to, const char *err)
         bp_engine_name(L->e), err);
 }
 
+/* Moves the world to a new engine of kind `to` here and now, and says
+ * which engine runs, or why it stays. */
+static void switch_now(bp_logic *L, bp_backend to)
+{
+    char err[512] = "";
+    if (bp_engine_switch(&L->e, to, &L->opts, L->w, err, sizeof err) != 0)
+        say_unavailable(L, to, err);
+    else
+        say_engine(L);
+}
+
 /* PoCL compiles each kernel the first time it is launched, seconds in all
  * with a cold cache: a few frames of a small world of the engine's own
  * launch them here, on the maker's thread, not in the logic thread's first
@@ -369,30 +380,18 @@ static void adopt_made(bp_logic *L)
  * where no thread can be started. */
 static void to_opencl(bp_logic *L)
 {
-    char err[512] = "";
-    if (!L->lockstep && start_maker(L) == 0)
-        return;
-    if (bp_engine_switch(&L->e, BP_BACKEND_OPENCL, &L->opts, L->w, err, sizeof err) != 0)
-        say_unavailable(L, BP_BACKEND_OPENCL, err);
-    else
-        say_engine(L);
+    if (L->lockstep || start_maker(L) != 0)
+        switch_now(L, BP_BACKEND_OPENCL);
 }
 
 static void toggle_engine(bp_logic *L)
 {
-    char err[512] = "";
-    if (L->maker) {
+    if (L->maker)
         say(L, "still starting OpenCL: the %s engine runs meanwhile", bp_engine_name(L->e));
-        return;
-    }
-    if (bp_engine_kind(L->e) == BP_BACKEND_CPU) {
+    else if (bp_engine_kind(L->e) == BP_BACKEND_CPU)
         to_opencl(L);
-        return;
-    }
-    if (bp_engine_switch(&L->e, BP_BACKEND_CPU, &L->opts, L->w, err, sizeof err) != 0)
-        say_unavailable(L, BP_BACKEND_CPU, err);
     else
-        say_engine(L);
+        switch_now(L, BP_BACKEND_CPU);
 }
 
 /* A new measuring window for the real-time factor: the half second in
