@@ -374,9 +374,6 @@ static int save_and_load(void)
     return 0;
 }
 
-/* G while paused: the world moves to the other engine without a ball
- * lost or moved (bit for bit), and back; or, without OpenCL, the reason is
- * in the snapshot and the CPU engine keeps running. */
 /* Ticks until the engine is no longer `from` or the switch has failed
  * (OpenCL is made on a thread of its own); at most a minute. */
 static const bp_snap *until_switched(bp_logic *L, const char *from)
@@ -516,6 +513,9 @@ static int quit_while_opencl_starts(void)
     return 0;
 }
 
+/* G while paused: the world moves to the other engine without a ball
+ * lost or moved (bit for bit), and back; or, without OpenCL, the reason is
+ * in the snapshot and the CPU engine keeps running. */
 static int engine_switch_keeps_every_ball(void)
 {
     bp_logic *L = start();
