@@ -35,7 +35,7 @@
  * On CPU devices bp_k_steps (at the end) runs all the sub-steps of a step
  * in one launch, the same passes in the same order.
  *
- * The re-sort by place (every 1,024 sub-steps, src/sim/order.h):
+ * The re-sort by place (every 128 or 1,024 sub-steps, src/sim/order.h):
  *   bp_k_order_cell   per ball, GPUs: its cell of the re-sort's grid and a
  *                     slot in it; the grid build's kernels above then sort
  *                     by it, so sorted[] is the order (CPU devices take the

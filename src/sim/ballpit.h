@@ -195,8 +195,8 @@ typedef struct bp_engine_opts {
     int device;                ///< OpenCL device index as --list-devices shows
     int device_set;            ///< nonzero: use `device`; zero: GPU first, else any
     int sort_by_place;         ///< nonzero: bp_engine_step re-sorts the balls of a
-                               ///< world of 4,096 or more by place every 1,024
-                               ///< sub-steps (faster; the slots then no longer are
+                               ///< world of 4,096 or more by place every 128
+                               ///< sub-steps (1,024 from 262,144 balls) (faster; the slots then no longer are
                                ///< the ids: see bp_world.id). Zero keeps creation order
 } bp_engine_opts;
 
@@ -237,7 +237,8 @@ int bp_engine_adopt(bp_engine **e, bp_engine *n, bp_world *w, char *err, size_t 
 int bp_engine_switch(bp_engine **e, bp_backend to, const bp_engine_opts *opts,
                      bp_world *w, char *err, size_t errlen);
 
-/// Per-phase wall time of the last bp_engine_step, seconds (for the bench).
+/// Per-phase wall time of the last bp_engine_step, seconds (for the bench):
+/// the whole call's, a re-sort by place in it counted in the grid phase.
 typedef struct bp_phase_times {
     double integrate, grid, ball_contacts, static_contacts, readback;
 } bp_phase_times;

@@ -1,6 +1,7 @@
 /* engine.c - the engine interface: dispatch to a backend, and switching. */
 #include "engine_impl.h"
 #include "order.h"
+#include "bp_util.h"
 
 #include <string.h>
 
@@ -60,17 +61,32 @@ static int sort_by_place(bp_engine *e, bp_world *w, char *err, size_t errlen)
 int bp_engine_step(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errlen)
 {
     /* With sort_by_place, the call cut where the world's sub-step count
-     * reaches a multiple of BP_ORDER_EVERY, the balls re-sorted there. */
+     * reaches a multiple of bp_order_every(), the balls re-sorted there.
+     * The phase times are the whole call's: each part's added up, and the
+     * re-sorts' time counted in the grid's (they keep the broad phase's
+     * order). */
     int sort = e->sort_by_place && w->count >= BP_ORDER_MIN;
+    bp_phase_times sum = {0};
     while (n > 0) {
-        uint32_t to_next = BP_ORDER_EVERY - (uint32_t)(w->substeps_done % BP_ORDER_EVERY);
-        if (sort && to_next == BP_ORDER_EVERY && sort_by_place(e, w, err, errlen))
-            return -1; /* a re-sort is due before this sub-step */
+        uint32_t every = bp_order_every(w->count);
+        uint32_t to_next = every - (uint32_t)(w->substeps_done % every);
+        if (sort && to_next == every) { /* a re-sort is due before this sub-step */
+            double t0 = bp_now();
+            if (sort_by_place(e, w, err, errlen))
+                return -1;
+            sum.grid += bp_now() - t0;
+        }
         uint32_t k = sort && to_next < n ? to_next : n;
         if (e->ops->step(e, w, k, err, errlen))
             return -1;
+        sum.integrate += e->times.integrate;
+        sum.grid += e->times.grid;
+        sum.ball_contacts += e->times.ball_contacts;
+        sum.static_contacts += e->times.static_contacts;
         n -= k;
     }
+    sum.readback = e->times.readback;
+    e->times = sum;
     return 0;
 }
 

@@ -617,9 +617,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->read_backup = 0;
     /* The first step after an attach runs as timed separate kernels, for
      * the phases' shares, unless shares were timed with about as many
-     * balls: the engine's re-sort by place re-attaches every 1,024
-     * sub-steps, and on PoCL that step's separate kernels made one frame
-     * in 34 several times slower (the sandbox's rain stuttered once a
+     * balls: the engine's re-sort by place re-attaches every 128 or
+     * 1,024 sub-steps, and on PoCL that step's separate kernels made one
+     * frame in 34 several times slower (the sandbox's rain stuttered once a
      * second). */
     o->team_steps = o->share_n && n <= 2 * (size_t)o->share_n && 2 * (size_t)n >= o->share_n;
 

@@ -7,7 +7,7 @@
  * neighbours lie far apart in memory and every contact costs cache misses:
  * the 50k rain after 12 s runs 1.37x slower than the same world sorted by
  * place. bp_engine_step therefore re-sorts worlds of BP_ORDER_MIN balls or
- * more by place every BP_ORDER_EVERY sub-steps (counted from the world's
+ * more by place every bp_order_every() sub-steps (counted from the world's
  * first, so the answer does not depend on how the sub-steps are cut into
  * calls), the same way for every engine. w->id keeps each ball's id. */
 #ifndef BP_ORDER_H
@@ -16,7 +16,25 @@
 #include "ballpit.h"
 
 #define BP_ORDER_MIN 4096u    /* smaller worlds stay in creation order */
-#define BP_ORDER_EVERY 1024u  /* sub-steps between re-sorts */
+#define BP_ORDER_EVERY 128u   /* sub-steps between re-sorts */
+#define BP_ORDER_LARGE 262144u      /* from this many balls: */
+#define BP_ORDER_EVERY_LARGE 1024u  /* sub-steps between re-sorts */
+
+/* Sub-steps between the re-sorts of a world of n balls. Every 128: the
+ * rain's balls fall through many cells between re-sorts, and an order
+ * 1,024 sub-steps old cost the CPU engine 1.07-1.12x the frame time on
+ * two threads (the passes that walk the balls by slot and those that walk
+ * them by place split them differently between the threads, so an old
+ * order sends their data from core to core) and PoCL as much; the re-sort
+ * costs little beside that (docs/benchmarks.md, thirty-ninth session).
+ * Worlds of BP_ORDER_LARGE balls or more are the GPU's, where the re-sort's
+ * host half (the world's arrays moved) weighs against a frame of a few
+ * ms: they keep 1,024. A function of the world alone, so every engine
+ * re-sorts at the same sub-steps and they keep the same bits. */
+static inline uint32_t bp_order_every(uint32_t n)
+{
+    return n >= BP_ORDER_LARGE ? BP_ORDER_EVERY_LARGE : BP_ORDER_EVERY;
+}
 
 /* Sorts the balls by place (rows of cells of about two balls' area, left
  * to right in a row; ties in slot order, so a sorted world stays as it

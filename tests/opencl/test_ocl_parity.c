@@ -195,10 +195,10 @@ static int parity_long_pile(void)
 }
 
 /* The program's engines re-sort a large world's balls by place every
- * 1,024 sub-steps (src/sim/order.h): across a re-sort both engines move the
- * same balls to the same slots, and go on to the same state. Two swarms of
- * 5,000 balls thrown at each other, 1,100 sub-steps (re-sorts before sub-steps 0 and
- * 1,024). */
+ * 128 sub-steps (src/sim/order.h): across the re-sorts both engines move
+ * the same balls to the same slots, and go on to the same state. Two
+ * swarms of 5,000 balls thrown at each other, 1,100 sub-steps (re-sorts
+ * before sub-steps 0, 128, ..., 1,024). */
 static int parity_across_resort(void)
 {
     if (!have_device())

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 /* Two swarms of different radii, then one ball: a ball's radius and mass
  * say which it is, so a dump that mixed up the ids would show it. */
@@ -127,9 +128,10 @@ static bp_engine *sorting_engine(bp_world *w, int sort)
     return test_engine_opts(w, &o);
 }
 
-/* 1,100 sub-steps, so the run crosses the re-sorts before sub-steps 0 and
- * 1,024: in one call, and in calls of 7 (one of which starts at 1,022 and
- * ends past 1,024), the same bits; the dump by id keeps each ball's radius
+/* 1,100 sub-steps, so the run crosses the re-sorts before sub-steps 0,
+ * 128, ..., 1,024: in one call, and in calls of 7 (most of which have a
+ * re-sort inside them, the one from 126 before its fourth sub-step), the
+ * same bits; the dump by id keeps each ball's radius
  * and mass; an engine that keeps creation order leaves the slots alone. */
 static int sorted_runs_any_chunking(void)
 {
@@ -228,18 +230,28 @@ static int settle_after_sort_keeps_ids(void)
     return 0;
 }
 
-/* A world of 300,000 balls, so bp_world_apply_order moves its arrays on
- * all threads (order.c, BP_ORDER_PAR_MIN): every slot after the sort
- * holds the ball its id names, all seven arrays alike. */
-static int large_sort_moves_every_array(void)
+/* n balls of radius 1 in one swarm in a 4000 x 3000 box, or NULL. */
+static bp_world *large_swarm(uint32_t n)
 {
     bp_params p = bp_params_default();
     p.width = 4000.0f;
     p.height = 3000.0f;
     bp_world *w = bp_world_create(&p);
+    if (w && bp_world_add_swarm(w, 2000.0f, 1500.0f, n, 1.0f, 1400.0f, 30.0f, -20.0f, 11, NULL,
+                                0) != (int64_t)n) {
+        bp_world_destroy(w);
+        w = NULL;
+    }
+    return w;
+}
+
+/* A world of 300,000 balls, so bp_world_apply_order moves its arrays on
+ * all threads (order.c, BP_ORDER_PAR_MIN): every slot after the sort
+ * holds the ball its id names, all seven arrays alike. */
+static int large_sort_moves_every_array(void)
+{
+    bp_world *w = large_swarm(300000);
     ENSURE(w != NULL);
-    ENSURE(bp_world_add_swarm(w, 2000.0f, 1500.0f, 300000, 1.0f, 1400.0f, 30.0f, -20.0f, 11,
-                              NULL, 0) == 300000);
     for (uint32_t i = 0; i < w->count; i++) {
         w->m[i] = (float)i; /* the mass names the ball: a check on m and id together */
         w->vx[i] = (float)(i % 1009u); /* the swarm's velocity is one for all */
@@ -269,8 +281,8 @@ static int large_sort_moves_every_array(void)
 /* The re-sort done by the engine under test (the OpenCL engine moves its
  * own copy of the balls by the order the host works out: engine_ocl.c,
  * ocl_reorder) against the CPU engine on one thread, which reads, sorts
- * and attaches: after 1,100 sub-steps, across the re-sorts before 0 and
- * 1,024, the same slots, ids and bits. A ball gathered to the wrong slot,
+ * and attaches: after 1,100 sub-steps, across the re-sorts before 0, 128,
+ * ..., 1,024, the same slots, ids and bits. A ball gathered to the wrong slot,
  * or a radius or mass left behind, changes them. */
 static int resort_against_cpu(const char *grid)
 {
@@ -307,6 +319,80 @@ static int resort_against_cpu(const char *grid)
     return 0;
 }
 
+/* When the re-sorts come (bp_order_every): a world below BP_ORDER_LARGE
+ * balls before sub-step 128; a larger one (the GPU's) not there, but
+ * before 1,024. A world that was never sorted has no ids, so w->id says
+ * whether a re-sort came. */
+static int resort_schedule_by_size(void)
+{
+    bp_world *s = two_swarms();
+    ENSURE(s != NULL);
+    s->substeps_done = 127;
+    bp_engine *es = sorting_engine(s, 1);
+    if (!es) {
+        bp_world_destroy(s);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(s->id == NULL && test_step(es, s, 2) == 0);
+    ENSURE(s->id != NULL && s->substeps_done == 129);
+    bp_engine_destroy(es);
+    bp_world_destroy(s);
+
+    bp_world *w = large_swarm(BP_ORDER_LARGE);
+    ENSURE(w != NULL);
+    w->substeps_done = 127;
+    bp_engine *ew = sorting_engine(w, 1);
+    ENSURE(ew != NULL);
+    ENSURE(test_step(ew, w, 2) == 0 && w->id == NULL); /* not at 128 */
+    w->substeps_done = 1023;
+    char err[512];
+    ENSURE(bp_engine_attach(ew, w, err, sizeof err) == 0);
+    ENSURE(test_step(ew, w, 2) == 0 && w->id != NULL); /* at 1,024 */
+    ENSURE(ids_are_permutation(w));
+    bp_engine_destroy(ew);
+    bp_world_destroy(w);
+    return 0;
+}
+
+/* The phase times of a call that a re-sort cuts in two are the whole
+ * call's (the bench adds them up per frame): from sub-step 8, 128
+ * sub-steps are 120, the re-sort, then 8. Times measured inside the step
+ * add up to most of its wall time; the last part alone, as they once
+ * were, would be about 8 of the 128 sub-steps. */
+static int phase_times_whole_call(void)
+{
+    bp_world *w = two_swarms();
+    ENSURE(w != NULL);
+    w->substeps_done = 8;
+    bp_engine *e = sorting_engine(w, 1);
+    if (!e) {
+        bp_world_destroy(w);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(test_step(e, w, 1) == 0); /* the first step's set-up out of the timing */
+    char err[512];
+    double best = 0.0;
+    for (int round = 0; round < 3 && best < 0.8; round++) {
+        w->substeps_done = 8;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        ENSURE(bp_engine_step(e, w, 128, err, sizeof err) == 0);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ENSURE(w->id != NULL && w->substeps_done == 136);
+        double wall = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        bp_phase_times t;
+        bp_engine_phase_times(e, &t);
+        double sum = t.integrate + t.grid + t.ball_contacts + t.static_contacts;
+        printf("phases %.2f ms of the call's %.2f ms\n", sum * 1e3, wall * 1e3);
+        ENSURE(sum <= wall * 1.01 + 1e-4);
+        best = sum / wall > best ? sum / wall : best;
+    }
+    ENSURE(best >= 0.8);
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+}
+
 static int resort_same_bits_as_cpu(void)
 {
     return resort_against_cpu(NULL);
@@ -334,6 +420,8 @@ int main(int argc, char **argv)
         BP_TEST(resort_same_bits_as_cpu),
         BP_TEST(device_order_same_bits_as_cpu),
         BP_TEST(large_sort_moves_every_array),
+        BP_TEST(resort_schedule_by_size),
+        BP_TEST(phase_times_whole_call),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
