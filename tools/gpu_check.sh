@@ -4,8 +4,10 @@
 # what each kernel needs (registers on NVIDIA's platform),
 # the rain's 150-frame dump with the re-sort's order on the device and on
 # the host (the same bits as the CPU engine's dump here), the re-sort test
-# against the CPU engine, and the bench at the sizes given with each
-# order in turns, BALLPIT_OCL_PROFILE=1 printing every re-sort's times.
+# against the CPU engine, and the bench at the sizes given with the
+# re-sort's interval as shipped (every 128 sub-steps below 262,144 balls,
+# 1,024 from there), every 1,024 and every 128 (BALLPIT_SORT_EVERY) in
+# turns, BALLPIT_OCL_PROFILE=1 printing every re-sort's times.
 #
 #   sh tools/gpu_check.sh BUILD OUT [SIZES [RUNS [ROUNDS]]]
 #
@@ -13,7 +15,7 @@
 # -Dsdl=disabled`), with the OpenCL ICD loader in BUILD/lib when the
 # machine has none; OUT: where the dumps, benches and logs go; SIZES:
 # --bench-sizes (default 100k,1M,4M); RUNS: --bench-runs (default 3);
-# ROUNDS: rounds of the two orders in turns (default 1). Where no ICD
+# ROUNDS: rounds of the three intervals in turns (default 1). Where no ICD
 # names a GPU's driver, OCL_ICD_VENDORS is pointed at one that names
 # NVIDIA's (/usr/local/nvidia/lib64 or the loader's usual places).
 # Exits 1 when a step fails; the last line says how many did.
@@ -84,11 +86,13 @@ if [ -x "$B/tests/physics/test_physics_order" ]; then
 fi
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
-    for order in device host; do
-        step "bench-$order-$r" env BALLPIT_OCL_SORT=$order BALLPIT_OCL_PROFILE=1 "$BIN" \
+    for every in shipped 1024 128; do
+        set -- env BALLPIT_OCL_PROFILE=1
+        [ "$every" = shipped ] || set -- "$@" BALLPIT_SORT_EVERY=$every
+        step "bench-$every-$r" "$@" "$BIN" \
             --bench --backend opencl --bench-sizes "$SIZES" --bench-runs "$RUNS" \
-            --bench-json "$OUT/bench-$order-$r.json"
-        grep -E '^(rain|pile)|re-sort of' "$OUT/bench-$order-$r.log"
+            --bench-json "$OUT/bench-$every-$r.json"
+        grep -E '^(rain|pile)|re-sort of' "$OUT/bench-$every-$r.log"
     done
     r=$((r + 1))
 done

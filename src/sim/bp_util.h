@@ -18,6 +18,12 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
 int bp_env_choice(const char *who, const char *name, const char *one, const char *zero,
                   int *flag, char *err, size_t errlen);
 
+/* A count from the environment variable `name`: *out set when it is a
+ * decimal number lo..hi, unchanged when unset or empty. Anything else is
+ * refused, -1 with "<who>NAME=VALUE is not LO..HI" in err. */
+int bp_env_count(const char *who, const char *name, unsigned long lo, unsigned long hi,
+                 unsigned long *out, char *err, size_t errlen);
+
 /* Seconds from a monotonic clock. */
 double bp_now(void);
 

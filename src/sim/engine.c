@@ -12,6 +12,12 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
         opts = &def;
     if (err && errlen)
         err[0] = '\0';
+    /* BALLPIT_SORT_EVERY=N: re-sort every N sub-steps whatever the
+     * world's size, for A/B runs of the interval (src/sim/order.h).
+     * Engines made with the same setting keep the same bits. */
+    unsigned long every = 0;
+    if (bp_env_count("", "BALLPIT_SORT_EVERY", 1, 1ul << 20, &every, err, errlen))
+        return NULL;
     bp_engine *e = NULL;
     switch (kind) {
     case BP_BACKEND_CPU:
@@ -23,8 +29,10 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
     default:
         bp_fail(err, errlen, "unknown backend %d", (int)kind);
     }
-    if (e)
+    if (e) {
         e->sort_by_place = opts->sort_by_place != 0;
+        e->sort_every = (uint32_t)every;
+    }
     return e;
 }
 
@@ -68,7 +76,7 @@ int bp_engine_step(bp_engine *e, bp_world *w, uint32_t n, char *err, size_t errl
     int sort = e->sort_by_place && w->count >= BP_ORDER_MIN;
     bp_phase_times sum = {0};
     while (n > 0) {
-        uint32_t every = bp_order_every(w->count);
+        uint32_t every = e->sort_every ? e->sort_every : bp_order_every(w->count);
         uint32_t to_next = every - (uint32_t)(w->substeps_done % every);
         if (sort && to_next == every) { /* a re-sort is due before this sub-step */
             double t0 = bp_now();

@@ -289,15 +289,7 @@ static void show_build_log(ocl_engine *o)
 static int env_count(const char *name, unsigned long lo, unsigned long hi, unsigned long *out,
                      char *err, size_t errlen)
 {
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    char *end = NULL;
-    unsigned long t = strtoul(v, &end, 10);
-    if (*end != '\0' || v[0] == '-' || t < lo || t > hi)
-        return bp_fail(err, errlen, "OpenCL: %s=%s is not %lu..%lu", name, v, lo, hi);
-    *out = t;
-    return 0;
+    return bp_env_count("OpenCL: ", name, lo, hi, out, err, errlen);
 }
 
 /* One of two words (bp_env_choice), refused as "OpenCL: NAME=VALUE ...". */

@@ -29,6 +29,20 @@ int bp_env_choice(const char *who, const char *name, const char *one, const char
     return 0;
 }
 
+int bp_env_count(const char *who, const char *name, unsigned long lo, unsigned long hi,
+                 unsigned long *out, char *err, size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end = NULL;
+    unsigned long t = strtoul(v, &end, 10);
+    if (*end != '\0' || v[0] == '-' || t < lo || t > hi)
+        return bp_fail(err, errlen, "%s%s=%s is not %lu..%lu", who, name, v, lo, hi);
+    *out = t;
+    return 0;
+}
+
 int bp_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

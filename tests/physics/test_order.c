@@ -320,23 +320,29 @@ static int resort_against_cpu(const char *grid)
 }
 
 /* When the re-sorts come (bp_order_every): a world below BP_ORDER_LARGE
- * balls before sub-step 128; a larger one (the GPU's) not there, but
- * before 1,024. A world that was never sorted has no ids, so w->id says
- * whether a re-sort came. */
+ * balls before sub-step 128, unless BALLPIT_SORT_EVERY says otherwise when
+ * the engine is made; a larger one (the GPU's) not there, but before
+ * 1,024. A world that was never sorted has no ids, so w->id says whether
+ * a re-sort came. */
 static int resort_schedule_by_size(void)
 {
-    bp_world *s = two_swarms();
-    ENSURE(s != NULL);
-    s->substeps_done = 127;
-    bp_engine *es = sorting_engine(s, 1);
-    if (!es) {
+    for (int every = 0; every < 2; every++) {
+        bp_world *s = two_swarms();
+        ENSURE(s != NULL);
+        s->substeps_done = 127;
+        if (every)
+            ENSURE(setenv("BALLPIT_SORT_EVERY", "1024", 1) == 0);
+        bp_engine *es = sorting_engine(s, 1);
+        unsetenv("BALLPIT_SORT_EVERY");
+        if (!es) {
+            bp_world_destroy(s);
+            return BP_TEST_SKIP;
+        }
+        ENSURE(s->id == NULL && test_step(es, s, 2) == 0 && s->substeps_done == 129);
+        ENSURE(every ? s->id == NULL : s->id != NULL);
+        bp_engine_destroy(es);
         bp_world_destroy(s);
-        return BP_TEST_SKIP;
     }
-    ENSURE(s->id == NULL && test_step(es, s, 2) == 0);
-    ENSURE(s->id != NULL && s->substeps_done == 129);
-    bp_engine_destroy(es);
-    bp_world_destroy(s);
 
     bp_world *w = large_swarm(BP_ORDER_LARGE);
     ENSURE(w != NULL);
