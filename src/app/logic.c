@@ -268,7 +268,7 @@ static void switch_now(bp_logic *L, bp_backend to)
  * re-sorts them by place (the gather kernel) too. A device that cannot
  * step fails here, before the world is handed over. Returns 0, or -1 and
  * why. */
-#define WARM_BALLS 4096u /* the smallest world re-sorted (bp_engine_opts.sort_by_place) */
+#define WARM_BALLS 4096u /* re-sorted at its first step (bp_engine_opts.sort_by_place) */
 static int warm_up(bp_engine *e, char *err, size_t errlen)
 {
     bp_world *w = bp_world_create(NULL);

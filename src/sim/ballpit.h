@@ -194,9 +194,9 @@ typedef struct bp_engine_opts {
     int threads;               ///< CPU threads, 0 = all cores
     int device;                ///< OpenCL device index as --list-devices shows
     int device_set;            ///< nonzero: use `device`; zero: GPU first, else any
-    int sort_by_place;         ///< nonzero: bp_engine_step re-sorts the balls of a
-                               ///< world of 4,096 or more by place every 128
-                               ///< sub-steps (1,024 from 262,144 balls) (faster; the slots then no longer are
+    int sort_by_place;         ///< nonzero: bp_engine_step re-sorts the balls
+                               ///< by place every 128 sub-steps (1,024 from
+                               ///< 262,144 balls) (faster; the slots then no longer are
                                ///< the ids: see bp_world.id). Zero keeps creation order
 } bp_engine_opts;
 

@@ -6,7 +6,11 @@
  * a running world have mixed (a swarm spreads, a pile is fed from above),
  * neighbours lie far apart in memory and every contact costs cache misses:
  * the 50k rain after 12 s runs 1.37x slower than the same world sorted by
- * place. bp_engine_step therefore re-sorts worlds of BP_ORDER_MIN balls or
+ * place. On two threads it is worse: the threads split the contact pass by
+ * place and the others by slot, so balls out of place put both threads'
+ * writes in the same cache lines (the 2,400-ball gas in creation order
+ * took 1.5x as long on two threads as on one, and 1.9x as long as sorted).
+ * bp_engine_step therefore re-sorts every world of BP_ORDER_MIN balls or
  * more by place every bp_order_every() sub-steps (counted from the world's
  * first, so the answer does not depend on how the sub-steps are cut into
  * calls), the same way for every engine. w->id keeps each ball's id. */
@@ -15,7 +19,7 @@
 
 #include "ballpit.h"
 
-#define BP_ORDER_MIN 4096u    /* smaller worlds stay in creation order */
+#define BP_ORDER_MIN 1u       /* every world with a ball (4,096 until the 39th session) */
 #define BP_ORDER_EVERY 128u   /* sub-steps between re-sorts */
 #define BP_ORDER_LARGE 262144u      /* from this many balls: */
 #define BP_ORDER_EVERY_LARGE 1024u  /* sub-steps between re-sorts */

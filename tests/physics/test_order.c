@@ -320,12 +320,25 @@ static int resort_against_cpu(const char *grid)
 }
 
 /* When the re-sorts come (bp_order_every): a world below BP_ORDER_LARGE
- * balls before sub-step 128, unless BALLPIT_SORT_EVERY says otherwise when
- * the engine is made; a larger one (the GPU's) not there, but before
- * 1,024. A world that was never sorted has no ids, so w->id says whether
- * a re-sort came. */
+ * balls, however small, before sub-steps 0 and 128, unless
+ * BALLPIT_SORT_EVERY says otherwise when the engine is made; a larger one
+ * (the GPU's) not at 128, but before 1,024. A world that was never sorted
+ * has no ids, so w->id says whether a re-sort came. */
 static int resort_schedule_by_size(void)
 {
+    bp_world *t = bp_world_create(NULL);
+    ENSURE(t != NULL);
+    ENSURE(bp_world_add_swarm(t, 400.0f, 300.0f, 40, 2.0f, 60.0f, 0.0f, 0.0f, 3, NULL, 0) ==
+           40);
+    bp_engine *et = sorting_engine(t, 1);
+    if (!et) {
+        bp_world_destroy(t);
+        return BP_TEST_SKIP;
+    }
+    ENSURE(test_step(et, t, 1) == 0 && t->id != NULL && ids_are_permutation(t));
+    bp_engine_destroy(et);
+    bp_world_destroy(t);
+
     for (int every = 0; every < 2; every++) {
         bp_world *s = two_swarms();
         ENSURE(s != NULL);
