@@ -454,7 +454,7 @@ void bp_cli_usage(FILE *f)
         "  --threads T            CPU engine threads, 1..1024 (default: all cores)\n"
         "  --device N             OpenCL device from --list-devices (default: GPU first)\n"
         "  --keep-order           keep the balls in creation order in memory (default:\n"
-        "                         re-sort worlds of 4096+ balls by place, faster)\n"
+        "                         re-sort the balls by place, faster)\n"
         "\n"
         "Headless:\n"
         "  --headless SCENE       run SCENE with no display\n"
