@@ -7,8 +7,9 @@
 #include <string.h>
 
 _Static_assert(sizeof(bp_step_params) == 28 * 4, "bp_step_params must stay 4-byte fields only");
-_Static_assert(BP_MAX_BALLS <= (1u << BP_ONCE_ISHIFT) && BP_BLOCK <= 256u,
-               "bp_once_list's word: ball j below bit BP_ONCE_ISHIFT, i's slot in 8 bits");
+_Static_assert(BP_MAX_BALLS <= (1u << BP_ONCE_ISHIFT) && BP_BLOCK <= 256u && BP_PAIRS_CAP <= 256u,
+               "bp_once_list's word: ball j below bit BP_ONCE_ISHIFT, i's slot (and the fold's "
+               "record index) in 8 bits");
 
 float bp_world_rmax(const bp_world *w)
 {
