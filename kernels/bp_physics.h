@@ -1473,16 +1473,17 @@ BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, b
     }
 }
 
-/* The four terms of bp_vpair_soft for one ball of the pairs: mass m and
- * contact count n, its neighbour's mj and nj; (nx, ny), (tvx, tvy) and
- * (dnx, dny) g's, negated for ball j. 0 in the lanes outside g->act. */
+/* The four terms of bp_vpair_soft for one ball of the pairs, whose mass
+ * shares (bp_pair_share) are mu = mj / (mi + mj) and
+ * ms = mj / (ni mj + nj mi) (mass m and contact count n, its
+ * neighbour's mj and nj); (nx, ny), (tvx, tvy) and (dnx, dny) g's,
+ * negated for ball j. 0 in the lanes outside g->act. */
 BP_FN void bp_vsoft_terms(const bp_step_params *P, const bp_vgeom *g, bp_vf nx, bp_vf ny,
-                          bp_vf tvx, bp_vf tvy, bp_vf dnx, bp_vf dny, bp_vf mi, bp_vf ni,
-                          bp_vf mj, bp_vf nj, bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
+                          bp_vf tvx, bp_vf tvy, bp_vf dnx, bp_vf dny, bp_vf mu, bp_vf ms,
+                          bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
 {
     float h = P->h;
     bp_vf zero = BP_VSPLAT(0.0f);
-    bp_vf mu = mj / (mi + mj), ms = mj / (ni * mj + nj * mi);
     bp_vf ax = zero, ay = zero, bx = zero, by = zero;
     if (P->rest_speed > 0.0f) {
         bp_vf k_ = ms * g->over;
@@ -1519,11 +1520,24 @@ BP_FN_INLINE bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_
 {
     bp_vgeom g;
     bp_vpair_geom(P, q, on, &g);
-    bp_vsoft_terms(P, &g, g.nx, g.ny, g.tvx, g.tvy, g.dnx, g.dny, q->mi, q->ni, q->mj, q->nj,
-                   dvx, dvy, px, py);
-    if (oj)
-        bp_vsoft_terms(P, &g, -g.nx, -g.ny, -g.tvx, -g.tvy, -g.dnx, -g.dny, q->mj, q->nj,
-                       q->mi, q->ni, &oj->dvx, &oj->dvy, &oj->px, &oj->py);
+    /* The mass shares of both balls. Where the two balls of every lane
+     * have the same mass m (positive, and m + m finite: every pair of a
+     * world of one mass) mu is m / (m + m), exactly 0.5 for either ball,
+     * and ms is the same float for ball j as for ball i (its
+     * denominator's two products are ball i's, added the other way
+     * round): three divisions of seven a group fewer. */
+    bp_vi one_m = (q->mi == q->mj) & (q->mi > BP_VSPLAT(0.0f)) &
+                  (q->mi + q->mj <= BP_VSPLAT(3.40282347e38f));
+    int same = !BP_VANY(~one_m);
+    bp_vf ms = q->mj / (q->ni * q->mj + q->nj * q->mi);
+    bp_vf mu = same ? BP_VSPLAT(0.5f) : q->mj / (q->mi + q->mj);
+    bp_vsoft_terms(P, &g, g.nx, g.ny, g.tvx, g.tvy, g.dnx, g.dny, mu, ms, dvx, dvy, px, py);
+    if (oj) {
+        bp_vf msj = same ? ms : q->mi / (q->nj * q->mi + q->ni * q->mj);
+        bp_vf muj = same ? mu : q->mi / (q->mj + q->mi);
+        bp_vsoft_terms(P, &g, -g.nx, -g.ny, -g.tvx, -g.tvy, -g.dnx, -g.dny, muj, msj, &oj->dvx,
+                       &oj->dvy, &oj->px, &oj->py);
+    }
     return g.act;
 }
 
