@@ -1434,7 +1434,12 @@ BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, b
         g->depth = P->skin * rmin - g->gap;
         g->tvx = rvx - vn * nx;
         g->tvy = rvy - vn * ny;
-        bp_vf allowed = BP_VMAX(BP_VSPLAT(rest), g->gap / h);
+        /* gap / h is at most 0 where the balls overlap, and rest > 0:
+         * a group whose lanes all overlap (a settled pile's) needs no
+         * division (a NaN gap takes it) */
+        bp_vf allowed = BP_VSPLAT(rest);
+        if (BP_VANY(~(g->gap <= zero) & on))
+            allowed = BP_VMAX(allowed, g->gap / h);
         g->over = BP_VSEL(vn > allowed, vn - allowed, zero);
         g->vn = BP_VMIN(vn, allowed);
         g->range = P->spring_range * rmin;
