@@ -2573,7 +2573,8 @@ typedef struct bp_once_list {
      * BP_ONCE_SOFT if a contact; in livej, the pair's word with BP_REC(p)
      * in place of i's slot (p < BP_PAIRS_CAP: 8 bits). Two compresses a
      * group of lanes, where the fold had looked p's word, ball i and
-     * record up through p (1.03x faster on the pile 50k). */
+     * record up through p (the pile 0.97 of the frame time,
+     * docs/benchmarks.md). */
     bp_u32 live[BP_PAIRS_CAP + BP_LANES], livej[BP_PAIRS_CAP + BP_LANES];
 } bp_once_list;
 #define BP_ONCE_CAND 0x80000000u
