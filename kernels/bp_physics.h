@@ -51,6 +51,7 @@ typedef int bp_i32;
 typedef uchar bp_u8;
 #define BP_K64(c) c##UL /* a 64-bit unsigned constant */
 #else
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #define BP_GLOBAL
@@ -1532,7 +1533,7 @@ BP_FN_INLINE bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_
      * denominator's two products are ball i's, added the other way
      * round): three divisions of seven a group fewer. */
     bp_vi one_m = (q->mi == q->mj) & (q->mi > BP_VSPLAT(0.0f)) &
-                  (q->mi + q->mj <= BP_VSPLAT(3.40282347e38f));
+                  (q->mi + q->mj <= BP_VSPLAT(FLT_MAX));
     int same = !BP_VANY(~one_m);
     bp_vf ms = q->mj / (q->ni * q->mj + q->nj * q->mi);
     bp_vf mu = same ? BP_VSPLAT(0.5f) : q->mj / (q->mi + q->mj);
