@@ -115,6 +115,21 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #define BP_OCL_AVX512 1
 #endif
 #endif
+#endif /* __OPENCL_VERSION__ */
+/* BP_SKIP_DIVS: whether pass 3 branches round a division that no lane of
+ * a group needs (the resting contact's gap / h where every lane
+ * overlaps). On a CPU the test is cheap beside the division: the C build
+ * and PoCL (-DBP_OCL_CPU, set by the engine on a CPU device) take it (the
+ * CPU engine's pile 50k 0.978 of the frame time). On an NVIDIA H100 the
+ * branch gave the contact kernel 171 registers instead of 163 and the 4M
+ * rain's contact phase 1.37x its time (docs/benchmarks.md, forty-first
+ * session), so other devices divide in every group. The same bits. */
+#if !defined(__OPENCL_VERSION__) || defined(BP_OCL_CPU)
+#define BP_SKIP_DIVS 1
+#else
+#define BP_SKIP_DIVS 0
+#endif
+#ifdef __OPENCL_VERSION__
 #ifdef BP_OCL_AVX2
 #define BP_VPERMD(v, idx) as_uint8(__builtin_ia32_permvarsi256(as_int8(v), as_int8(idx)))
 #define BP_MOVMSK8(m) ((uint)__builtin_ia32_movmskps256(as_float8(m)))
@@ -1437,9 +1452,9 @@ BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, b
         g->tvy = rvy - vn * ny;
         /* gap / h is at most 0 where the balls overlap, and rest > 0:
          * a group whose lanes all overlap (a settled pile's) needs no
-         * division (a NaN gap takes it) */
+         * division (a NaN gap takes it); BP_SKIP_DIVS above */
         bp_vf allowed = BP_VSPLAT(rest);
-        if (BP_VANY(~(g->gap <= zero) & on))
+        if (!BP_SKIP_DIVS || BP_VANY(~(g->gap <= zero) & on))
             allowed = BP_VMAX(allowed, g->gap / h);
         g->over = BP_VSEL(vn > allowed, vn - allowed, zero);
         g->vn = BP_VMIN(vn, allowed);

@@ -383,9 +383,10 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
-             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s",
+             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
+             (dtype & CL_DEVICE_TYPE_CPU) ? " -DBP_OCL_CPU=1" : "",
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
