@@ -370,20 +370,37 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     int buildlog = 0;
     if (env_choice("BALLPIT_OCL_BUILDLOG", "1", "0", &buildlog, err, errlen))
         return -1;
-    int nv_verbose = 0;
+    /* BALLPIT_OCL_NVREG=N caps every kernel's registers at N on NVIDIA's
+     * platform (-cl-nv-maxrregcount; tuning: on an H100 128 and 96 made
+     * the contact kernel spill and the rain slower, docs/benchmarks.md);
+     * 0, the default, leaves them to the compiler. Other devices have no
+     * such option: they say so and build as they would without it. */
+    unsigned long nvreg = 0;
+    if (env_count("BALLPIT_OCL_NVREG", 0, 255, &nvreg, err, errlen))
+        return -1;
+    int nv_opts = 0;
     size_t extlen = 0;
-    if (buildlog &&
+    if ((buildlog || nvreg) &&
         clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, 0, NULL, &extlen) == CL_SUCCESS) {
         char *ext = calloc(extlen + 1, 1);
         if (ext && clGetDeviceInfo(o->dev, CL_DEVICE_EXTENSIONS, extlen, ext, NULL) == CL_SUCCESS)
-            nv_verbose = strstr(ext, "cl_nv_compiler_options") != NULL;
+            nv_opts = strstr(ext, "cl_nv_compiler_options") != NULL;
         free(ext);
     }
+    int nv_verbose = buildlog && nv_opts;
+    char nvcap[48] = "";
+    if (nvreg && nv_opts)
+        snprintf(nvcap, sizeof nvcap, " -cl-nv-maxrregcount=%lu", nvreg);
+    else if (nvreg)
+        fprintf(stderr,
+                "ballpit: BALLPIT_OCL_NVREG=%lu ignored: %s has no cl_nv_compiler_options "
+                "(NVIDIA's platform only)\n",
+                nvreg, o->base.device);
     char opts[448];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
-             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s%s",
+             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
              (dtype & CL_DEVICE_TYPE_CPU) ? " -DBP_OCL_CPU=1" : "",
@@ -392,7 +409,7 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "",
-             nv_verbose ? " -cl-nv-verbose" : "");
+             nv_verbose ? " -cl-nv-verbose" : "", nvcap);
     if (o->fault.build) {
         /* A program that cannot compile, so the real failure path runs:
          * clBuildProgram fails and the log is shown. */

@@ -9,7 +9,9 @@
   dump ball by ball within the 10-frame parity tolerance; an injected kernel
   build failure and an injected step fault (BALLPIT_OCL_FAIL) exit with
   status 3 and a one-line reason, the build failure after the full log;
-  BALLPIT_OCL_BUILDLOG=1 prints the build log and a line for each kernel.
+  BALLPIT_OCL_BUILDLOG=1 prints the build log and a line for each kernel;
+  BALLPIT_OCL_NVREG=N is said to be ignored off NVIDIA's platform, and a
+  value out of 0..255 is refused.
 Exit 77 (skip) for the device part when no OpenCL device is usable.
 """
 import csv
@@ -180,6 +182,19 @@ def checks(exe, tmp):
             {'BALLPIT_OCL_BUILDLOG': 'yes'})
     check(p.returncode == 3 and 'BALLPIT_OCL_BUILDLOG=yes is not 1 or 0' in p.stderr,
           'a bad BALLPIT_OCL_BUILDLOG is named (%r)' % p.stderr)
+
+    # BALLPIT_OCL_NVREG=N: NVIDIA's register cap (tuning); a device
+    # without NVIDIA's compiler options says it is ignored and runs as
+    # without it; a value out of range is refused
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl', '--stats'],
+            {'BALLPIT_OCL_NVREG': '128'})
+    check(p.returncode == 0 and ('cl_nv_compiler_options' in p.stderr) ==
+          ('NVIDIA' not in p.stdout) and '"backend":"opencl"' in p.stdout,
+          'BALLPIT_OCL_NVREG=128 runs, and says where it is ignored (%r)' % p.stderr[-300:])
+    p = run([exe, '--headless', 'gas', '--frames', '1', '--backend', 'opencl'],
+            {'BALLPIT_OCL_NVREG': '256'})
+    check(p.returncode == 3 and 'BALLPIT_OCL_NVREG=256 is not 0..255' in p.stderr,
+          'a bad BALLPIT_OCL_NVREG is named (%r)' % p.stderr)
 
     cpu = os.path.join(tmp, 'cpu.csv')
     p = run([exe, '--headless', 'pile', '--frames', '10', '--dump', cpu])
