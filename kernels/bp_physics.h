@@ -122,7 +122,7 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
  * and PoCL (-DBP_OCL_CPU, set by the engine on a CPU device) take it (the
  * CPU engine's pile 50k 0.978 of the frame time). On an NVIDIA H100 the
  * branch gave the contact kernel 171 registers instead of 163 and the 4M
- * rain's contact phase 1.37x its time (docs/benchmarks.md, forty-first
+ * rain's contact phase 1.39x its time (docs/benchmarks.md, forty-first
  * session), so other devices divide in every group. The same bits. */
 #if !defined(__OPENCL_VERSION__) || defined(BP_OCL_CPU)
 #define BP_SKIP_DIVS 1
