@@ -27,6 +27,9 @@
 /* Timed frames of a row when --bench-frames is not given: 1 s simulated. */
 #define BENCH_FRAMES 33
 #define BENCH_WARMUP_FRAMES 3
+/* Timed frames whose own times a row keeps (the JSON's ms_each_frame): the
+ * course of a rain, whose frames cost twice as much once it lands. */
+#define BENCH_EACH_MAX 1000
 /* Balls of the drawing row when --bench-draw is not given (issue 6). */
 #define BENCH_DRAW_N 100000L
 /* Pile row size (the issue's dense case). */
@@ -151,6 +154,7 @@ typedef struct bench_row {
     double wall_s, ms_per_frame, ball_steps_per_s, realtime;
     bp_phase_times phase_ms;   /* per frame, milliseconds */
     double read_ms;            /* the final read-back, once */
+    double each_ms[BENCH_EACH_MAX]; /* the first timed frames' own ms, in order */
     uint32_t escaped, nonfinite;
     double bytes_per_ball;     /* the world's ball state and the engine's memory, per ball */
 } bench_row;
@@ -185,7 +189,10 @@ static int run_row(const bp_cli *cli, bp_backend kind, const char *scene, uint32
         double a = bp_now();
         if (bp_engine_step(e, w, sub, err, errlen) != 0)
             goto out;
-        wall += bp_now() - a;
+        double d = bp_now() - a;
+        wall += d;
+        if (f < BENCH_EACH_MAX)
+            row->each_ms[f] = d * 1000.0;
         bp_engine_phase_times(e, &t);
         sum.integrate += t.integrate;
         sum.grid += t.grid;
@@ -318,6 +325,12 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores, i
         if (k)
             fputc(',', f);
         bp_json_number(f, ms[k]);
+    }
+    fputs("],\"ms_each_frame\":[", f);
+    for (long k = 0; k < r->frames && k < BENCH_EACH_MAX; k++) {
+        if (k)
+            fputc(',', f);
+        bp_json_number(f, r->each_ms[k]);
     }
     fputc(']', f);
     fprintf(f, ",\"escaped\":%u,\"nonfinite\":%u,\"cores\":%ld,\"cpu\":", r->escaped,

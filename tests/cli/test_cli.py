@@ -278,6 +278,11 @@ def test_bench_quick():
             check(k in r, "bench row lacks %s: %r" % (k, r))
         check(r["frames"] == 2 and r["ball_steps_per_s"] > 0, "row %r" % r)
         check(r["runs"] == 1 and r["ms_per_frame_runs"] == [r["ms_per_frame"]], "row %r" % r)
+        # each timed frame's own time, in order: they add up to the row's
+        each = r["ms_each_frame"]
+        check(len(each) == 2 and all(m > 0 for m in each) and
+              abs(sum(each) - 2 * r["ms_per_frame"]) <= 1e-9 * r["ms_per_frame"],
+              "ms_each_frame: %r" % r)
         # the world's 25 bytes per ball and the engine's 33 at least, plus
         # the grids, which weigh more in a world of 300 balls
         check(58 <= r["bytes_per_ball"] < 400, "bytes per ball: %r" % r)
@@ -305,11 +310,25 @@ def test_bench_runs():
         # the shown row is that run's, whole: its other figures agree with it
         check(abs(r["wall_s"] * 1000 / 2 - r["ms_per_frame"]) <= 1e-9 * r["ms_per_frame"],
               "row mixes runs: %r" % r)
+        check(abs(sum(r["ms_each_frame"]) / 2 - r["ms_per_frame"]) <= 1e-9 * r["ms_per_frame"],
+              "ms_each_frame not the median run's: %r" % r)
     notes = [l for l in out.splitlines() if "the median of 3 runs" in l]
     check(len(notes) == 2, "table: %r" % out)
     for r, l in zip(rows, notes):
         shown = [float(v) for v in l.split(":")[1].split()]
         check(shown == [round(m, 2) for m in r["ms_per_frame_runs"]], "%r vs %r" % (l, r))
+
+
+def test_bench_each_frame_cap():
+    # ms_each_frame keeps the first 1,000 timed frames of a longer row.
+    rc, out, err = run(["--bench", "--backend", "cpu", "--bench-sizes", "50",
+                        "--bench-frames", "1001", "--bench-json", "-"])
+    check(rc == 0, "bench 1001 frames: rc %d %r" % (rc, err))
+    for r in [json.loads(l) for l in out.splitlines()]:
+        each = r["ms_each_frame"]
+        check(r["frames"] == 1001 and len(each) == 1000 and all(m > 0 for m in each),
+              "row %r" % {k: v for k, v in r.items() if k != "ms_each_frame"})
+        check(sum(each) < 1001 * r["ms_per_frame"], "the cap's sum: %r" % sum(each))
 
 
 def test_no_window_build():
