@@ -2605,12 +2605,13 @@ typedef struct bp_slot_block {
     float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
     float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
     bp_block_reach W;
-#ifndef __OPENCL_VERSION__
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
     /* the run of slots of each window's first row (the ball's own):
      * cell_start at its first column and past its last, gathered in
      * lanes as the block is filled, so that the screening of a ball does
-     * not wait on those two loads (the rain 0.97-0.98 of the frame time
-     * on the CPU engine; PoCL 1.04-1.05x slower with it, so not there) */
+     * not wait on those two loads (the rain 0.96-0.97 of the frame time
+     * on the CPU engine in 16 lanes; level to 1.02x slower in 8, and PoCL
+     * 1.04-1.05x slower with it, so only there: docs/benchmarks.md) */
 #define BP_ROW_RUNS 1
     bp_u32 ka[BP_BLOCK + BP_LANES], kb[BP_BLOCK + BP_LANES];
 #endif
