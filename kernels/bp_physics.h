@@ -2596,6 +2596,17 @@ typedef struct bp_once_list {
 #define BP_ONCE_CAND 0x80000000u
 #define BP_ONCE_SOFT 0x40000000u
 
+/* BP_ROW_RUNS: bp_slot_block holds the run of slots of each window's
+ * first row (the ball's own): cell_start at its first column (ka) and past
+ * its last (kb), gathered in lanes as the block is filled, so that the
+ * screening of a ball does not wait on those two loads. The CPU engine's
+ * 16-lane build only: there the rain takes 0.96-0.97 of the frame time;
+ * the 8-lane build is level to 1.02x slower with it, PoCL 1.04-1.05x
+ * (docs/benchmarks.md, forty-second session). */
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
+#define BP_ROW_RUNS 1
+#endif
+
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
  * i sides load and permute as bp_vpair_i_side's do), with their windows:
  * position, velocity, radius, mass, bp_split_n; the last BP_LANES + 1 are
@@ -2605,14 +2616,7 @@ typedef struct bp_slot_block {
     float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
     float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
     bp_block_reach W;
-#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
-    /* the run of slots of each window's first row (the ball's own):
-     * cell_start at its first column and past its last, gathered in
-     * lanes as the block is filled, so that the screening of a ball does
-     * not wait on those two loads (the rain 0.96-0.97 of the frame time
-     * on the CPU engine in 16 lanes; level to 1.02x slower in 8, and PoCL
-     * 1.04-1.05x slower with it, so only there: docs/benchmarks.md) */
-#define BP_ROW_RUNS 1
+#ifdef BP_ROW_RUNS
     bp_u32 ka[BP_BLOCK + BP_LANES], kb[BP_BLOCK + BP_LANES];
 #endif
     bp_u32 k0;
