@@ -22,7 +22,7 @@
 #define BP_ORDER_MIN 1u       /* every world with a ball (4,096 until the 39th session) */
 #define BP_ORDER_EVERY 128u   /* sub-steps between re-sorts */
 #define BP_ORDER_LARGE 262144u      /* from this many balls: */
-#define BP_ORDER_EVERY_LARGE 1024u  /* sub-steps between re-sorts */
+#define BP_ORDER_EVERY_LARGE 512u   /* sub-steps between re-sorts */
 
 /* Sub-steps between the re-sorts of a world of n balls. Every 128: the
  * rain's balls fall through many cells between re-sorts, and an order
@@ -33,8 +33,11 @@
  * costs little beside that (docs/benchmarks.md, thirty-ninth session).
  * Worlds of BP_ORDER_LARGE balls or more are the GPU's, where the re-sort's
  * host half (the world's arrays moved) weighs against a frame of a few
- * ms: they keep 1,024. A function of the world alone, so every engine
- * re-sorts at the same sub-steps and they keep the same bits. */
+ * ms: every 512 (an H100's rain 1M and 4M 0.96 of the frame time against
+ * every 1,024, fresher order for the contact kernel's gathers; 256 no
+ * better at 4M, 128 slower; the CPU engine level to faster: forty-third
+ * session). A function of the world alone, so every engine re-sorts at
+ * the same sub-steps and they keep the same bits. */
 static inline uint32_t bp_order_every(uint32_t n)
 {
     return n >= BP_ORDER_LARGE ? BP_ORDER_EVERY_LARGE : BP_ORDER_EVERY;

@@ -322,7 +322,8 @@ static int resort_against_cpu(const char *grid)
 /* When the re-sorts come (bp_order_every): a world below BP_ORDER_LARGE
  * balls, however small, before sub-steps 0 and 128, unless
  * BALLPIT_SORT_EVERY says otherwise when the engine is made; a larger one
- * (the GPU's) not at 128, but before 1,024. A world that was never sorted
+ * (the GPU's) not at 128 nor 256, but before 512 (BP_ORDER_EVERY_LARGE). A
+ * world that was never sorted
  * has no ids, so w->id says whether a re-sort came. */
 static int resort_schedule_by_size(void)
 {
@@ -363,10 +364,13 @@ static int resort_schedule_by_size(void)
     bp_engine *ew = sorting_engine(w, 1);
     ENSURE(ew != NULL);
     ENSURE(test_step(ew, w, 2) == 0 && w->id == NULL); /* not at 128 */
-    w->substeps_done = 1023;
     char err[512];
+    w->substeps_done = 255;
     ENSURE(bp_engine_attach(ew, w, err, sizeof err) == 0);
-    ENSURE(test_step(ew, w, 2) == 0 && w->id != NULL); /* at 1,024 */
+    ENSURE(test_step(ew, w, 2) == 0 && w->id == NULL); /* nor at 256 */
+    w->substeps_done = 511;
+    ENSURE(bp_engine_attach(ew, w, err, sizeof err) == 0);
+    ENSURE(test_step(ew, w, 2) == 0 && w->id != NULL); /* at 512 */
     ENSURE(ids_are_permutation(w));
     bp_engine_destroy(ew);
     bp_world_destroy(w);
