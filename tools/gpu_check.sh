@@ -7,7 +7,7 @@
 # the host (the same bits as the CPU engine's dump here), the re-sort test
 # against the CPU engine, and the bench at the sizes given with the
 # re-sort's interval as shipped (every 128 sub-steps below 262,144 balls,
-# 1,024 from there), every 1,024 and every 128 (BALLPIT_SORT_EVERY) in
+# 512 from there), every 1,024 and every 128 (BALLPIT_SORT_EVERY) in
 # turns, BALLPIT_OCL_PROFILE=1 printing every re-sort's times.
 #
 #   sh tools/gpu_check.sh BUILD OUT [SIZES [RUNS [ROUNDS]]]
