@@ -5,7 +5,9 @@
 # the contact kernel's exceed GPU_CHECK_REGS_MAX, default 163),
 # the rain's 150-frame dump with the re-sort's order on the device and on
 # the host (the same bits as the CPU engine's dump here), the re-sort test
-# against the CPU engine, and the bench at the sizes given with the
+# against the CPU engine, the physics tests that follow BALLPIT_BACKEND
+# (bulk, contacts, settle) and the parity test on the device, and the
+# bench at the sizes given with the
 # re-sort's interval as shipped (every 128 sub-steps below 262,144 balls,
 # 512 from there), every 1,024 and every 128 (BALLPIT_SORT_EVERY) in
 # turns, BALLPIT_OCL_PROFILE=1 printing every re-sort's times.
@@ -100,6 +102,17 @@ if [ -x "$B/tests/physics/test_physics_order" ]; then
     step order-test env BALLPIT_BACKEND=opencl "$B/tests/physics/test_physics_order"
     tail -1 "$OUT/order-test.log"
 fi
+# the physics tests that take the engine from BALLPIT_BACKEND, and the
+# parity test, on the GPU (the forty-first and forty-third sessions ran
+# them by hand: 7, 9, 9 and 7 passed, 2-14 s each)
+for t in physics/test_physics_bulk physics/test_physics_contacts \
+         physics/test_physics_settle opencl/opencl_parity; do
+    if [ -x "$B/tests/$t" ]; then
+        name=$(basename "$t")
+        step "$name" env BALLPIT_BACKEND=opencl "$B/tests/$t"
+        tail -1 "$OUT/$name.log"
+    fi
+done
 r=1
 while [ "$r" -le "$ROUNDS" ]; do
     for every in shipped 1024 128; do
