@@ -3002,7 +3002,7 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
              * it hold only slots before a): their slots, picked in lanes,
              * are screened; the others, about two in three on the rain,
              * are not (the same pairs: the rain 10k 0.99 of the frame
-             * time, PoCL's 0.97; docs/benchmarks.md, forty-third
+             * time, PoCL's 0.97-0.99; docs/benchmarks.md, forty-third
              * session). */
             bp_u32 gk[BP_BLOCK + BP_LANES], ng = 0u;
             bp_u32 k = g;

@@ -322,9 +322,9 @@ static int resort_against_cpu(const char *grid)
 /* When the re-sorts come (bp_order_every): a world below BP_ORDER_LARGE
  * balls, however small, before sub-steps 0 and 128, unless
  * BALLPIT_SORT_EVERY says otherwise when the engine is made; a larger one
- * (the GPU's) not at 128 nor 256, but before 512 (BP_ORDER_EVERY_LARGE). A
- * world that was never sorted
- * has no ids, so w->id says whether a re-sort came. */
+ * (the GPU's) not at 128 nor 256, but before 512 (BP_ORDER_EVERY_LARGE).
+ * A world that was never sorted has no ids, so w->id says whether a
+ * re-sort came. */
 static int resort_schedule_by_size(void)
 {
     bp_world *t = bp_world_create(NULL);
