@@ -182,16 +182,6 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
-#if defined(BP_OCL_AVX512) && __has_builtin(__builtin_ia32_expandsf512_mask) && \
-    __has_builtin(__builtin_ia32_expandsi512_mask) && __has_builtin(__builtin_ia32_cvtmask2d512)
-/* the C engine's expand (bp_once_screen's batches) through the builtins */
-#define BP_HAVE_VEXPAND 1
-#define BP_VEXPANDF(v, mk, p) __builtin_ia32_expandsf512_mask(vload16(0, (p)), (v), (ushort)(mk))
-#define BP_VEXPANDU(v, mk, p)                                                             \
-    as_uint16(__builtin_ia32_expandsi512_mask(as_int16(vload16(0, (p))), as_int16(v),    \
-                                              (ushort)(mk)))
-#define BP_VFROMBITS(mk) __builtin_ia32_cvtmask2d512((ushort)(mk))
-#endif
 #elif BP_LANES == 8
 typedef float8 bp_vf;
 typedef int8 bp_vi;
@@ -288,16 +278,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
 #define BP_VSQRT(a) ((bp_vf)_mm512_sqrt_ps((__m512)(a)))
 #define BP_VMASK(m) ((unsigned)_mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)))
-/* v with the BP_LANES values from p on put into the lanes of the bit mask
- * mk in order, its other lanes kept (an expand: bp_once_screen's batches) */
-#define BP_HAVE_VEXPAND 1
-#define BP_VEXPANDF(v, mk, p) \
-    ((bp_vf)_mm512_mask_expand_ps((__m512)(v), (__mmask16)(mk), _mm512_loadu_ps(p)))
-#define BP_VEXPANDU(v, mk, p)                                               \
-    ((bp_vu)_mm512_mask_expand_epi32((__m512i)(v), (__mmask16)(mk),         \
-                                     _mm512_loadu_si512((const void *)(p))))
-/* the lanes of the bit mask mk on */
-#define BP_VFROMBITS(mk) ((bp_vi)_mm512_movm_epi32((__mmask16)(mk)))
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
 #elif BP_LANES == 8
 /* The CPU engine's block passes on AVX2 (x86-64-v3; src/sim/cpu_blocks.c). */
@@ -2602,7 +2582,9 @@ typedef struct bp_once_list {
  * screening of a ball does not wait on those two loads. The CPU engine's
  * 16-lane build only: there the rain takes 0.96-0.97 of the frame time;
  * the 8-lane build is level to 1.02x slower with it, PoCL 1.04-1.05x
- * (docs/benchmarks.md, forty-second session). */
+ * (docs/benchmarks.md, forty-second session). That build also screens a
+ * run through masked loads and the compare's mask (bp_once_batch); the
+ * others take bp_screen's portable step. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 #define BP_ROW_RUNS 1
 #endif
@@ -2850,11 +2832,11 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
     }
 }
 
-#ifdef BP_HAVE_VEXPAND
-/* The candidates of one batch (bp_once_screen): lanes 0..fill-1 of bx,
- * by (positions) and bj (balls), those in the bit mask noj of slots at b
- * or after; the ones within reach of ball i go into the list (*ln pairs
- * in it). */
+#ifdef BP_ROW_RUNS
+/* The candidates of one screening step (bp_once_screen): lanes 0..fill-1
+ * of bx, by (positions) and bj (balls), those in the bit mask noj of
+ * slots at b or after; the ones within reach of ball i go into the list
+ * (*ln pairs in it). */
 BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
                          const bp_block_arrays *A, const bp_slot_block *S, int fold_i,
                          bp_vf bx, bp_vf by, bp_vu bj, bp_u32 fill, bp_u32 noj, bp_u32 w)
@@ -2865,7 +2847,6 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
     }
     bp_vf dx = bx - S->x[w], dy = by - S->y[w];
     bp_vf d2 = dx * dx + dy * dy;
-#if BP_LANES == 16 && !defined(__OPENCL_VERSION__)
     /* the masks as masks: the compare's straight into the compress, the
      * lanes filled and those at b or after as write masks, where the
      * vector form made each a vector and tested it back into a mask */
@@ -2875,22 +2856,21 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
     jw = _mm512_mask_or_epi32(jw, (__mmask16)noj, jw, _mm512_set1_epi32((int)BP_ONCE_NOJ));
     _mm512_storeu_si512((void *)(L->j + *ln), _mm512_maskz_compress_epi32(mk, jw));
     *ln += (bp_u32)__builtin_popcount(mk);
-#else
-    bp_vi in = (d2 <= S->W.reach2[w]) & BP_VFROMBITS((1u << fill) - 1u);
-    bp_vu jv = bj | (BP_VASU(BP_VFROMBITS(noj)) & BP_VUSPLAT(BP_ONCE_NOJ));
-    BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
-#endif
 }
 #endif
 
 /* The pairs of the ball in slot k of block S with the balls in slots
  * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
  * after flagged BP_ONCE_NOJ (the sums they add to are cleared before:
- * bp_slot_block_reach). Where the lanes can expand (BP_HAVE_VEXPAND), the
- * runs of the window's rows are packed into batches of BP_LANES
- * candidates, so a row of a few balls does not take a whole screening
- * step: the same candidates in the same order, in fewer steps. (lo > k,
- * so j is never i.) */
+ * bp_slot_block_reach). Each row's run of slots is taken BP_LANES at a
+ * time; in the CPU engine's 16-lane build (BP_ROW_RUNS) through masked
+ * loads and bp_once_batch. Until the forty-third session the 16-lane
+ * builds (C, and PoCL's through its builtins) first packed the runs of
+ * a window's rows into full vectors by expands, so a row of a few balls
+ * did not take a whole step; the packing cost more than the steps it
+ * saved (the rain 0.95-0.97 of the frame time without it, PoCL's
+ * 0.91-0.98, the piles level to 0.985; docs/benchmarks.md). The same
+ * candidates in the same order either way. (lo > k, so j is never i.) */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
                           bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
                           bp_u32 b, int fold_i)
@@ -2899,11 +2879,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
     BP_GLOBAL const float *spos = A->spos;
     bp_u32 w = k - S->k0;
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
-#ifdef BP_HAVE_VEXPAND
-    bp_vf bx = BP_VSPLAT(0.0f), by = bx;
-    bp_vu bj = BP_VUSPLAT(0u);
-    bp_u32 fill = 0u, noj = 0u; /* lanes filled; of those, slots at b or after */
-#else
+#ifndef BP_ROW_RUNS
     bp_u32 i = sorted[k];
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
 #endif
@@ -2922,21 +2898,16 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         k1 = k1 < hi ? k1 : hi;
         if (k0 >= k1)
             continue;
-#ifdef BP_HAVE_VEXPAND
-        for (bp_u32 s = k0; s < k1;) {
-            bp_u32 m = k1 - s < BP_LANES - fill ? k1 - s : BP_LANES - fill;
-            bp_u32 mk = ((1u << m) - 1u) << fill;
-            bx = BP_VEXPANDF(bx, mk, spos + s);
-            by = BP_VEXPANDF(by, mk, spos + P->ystride + s);
-            bj = BP_VEXPANDU(bj, mk, sorted + s);
-            if (s + m > b) /* the lanes from slot b on */
-                noj |= mk & ~(((1u << (b > s ? b - s : 0u)) - 1u) << fill);
-            fill += m;
-            s += m;
-            if (fill == BP_LANES) {
-                bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, noj, w);
-                fill = noj = 0u;
-            }
+#ifdef BP_ROW_RUNS
+        for (bp_u32 s = k0; s < k1; s += BP_LANES) {
+            bp_u32 fill = k1 - s < BP_LANES ? k1 - s : BP_LANES;
+            bp_u32 d = b > s ? b - s : 0u; /* the lanes from slot b on */
+            d = d < BP_LANES ? d : BP_LANES;
+            __mmask16 lm = (__mmask16)((1u << fill) - 1u);
+            bp_vf bx = (bp_vf)_mm512_maskz_loadu_ps(lm, spos + s);
+            bp_vf by = (bp_vf)_mm512_maskz_loadu_ps(lm, spos + P->ystride + s);
+            bp_vu bj = (bp_vu)_mm512_maskz_loadu_epi32(lm, sorted + s);
+            bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, (0xffffu << d) & 0xffffu, w);
         }
 #else
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
@@ -2953,10 +2924,6 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         }
 #endif
     }
-#ifdef BP_HAVE_VEXPAND
-    if (fill)
-        bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, noj, w);
-#endif
 }
 
 /* One past the furthest slot the windows of block S's nb balls reach
