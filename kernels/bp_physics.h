@@ -2582,11 +2582,13 @@ typedef struct bp_once_list {
  * screening of a ball does not wait on those two loads. The CPU engine's
  * 16-lane build only: there the rain takes 0.96-0.97 of the frame time;
  * the 8-lane build is level to 1.02x slower with it, PoCL 1.04-1.05x
- * (docs/benchmarks.md, forty-second session). That build also screens a
- * run through masked loads and the compare's mask (bp_once_batch); the
- * others take bp_screen's portable step. */
+ * (docs/benchmarks.md, forty-second session).
+ * BP_ROW_MASKED: the screening takes a run's steps through masked loads
+ * and the compare's mask (bp_once_batch); the same build only, the others
+ * take bp_screen's portable step. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 #define BP_ROW_RUNS 1
+#define BP_ROW_MASKED 1
 #endif
 
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
@@ -2832,7 +2834,7 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
     }
 }
 
-#ifdef BP_ROW_RUNS
+#ifdef BP_ROW_MASKED
 /* The candidates of one screening step (bp_once_screen): lanes 0..fill-1
  * of bx, by (positions) and bj (balls), those in the bit mask noj of
  * slots at b or after; the ones within reach of ball i go into the list
@@ -2863,7 +2865,7 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
  * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
  * after flagged BP_ONCE_NOJ (the sums they add to are cleared before:
  * bp_slot_block_reach). Each row's run of slots is taken BP_LANES at a
- * time; in the CPU engine's 16-lane build (BP_ROW_RUNS) through masked
+ * time; in the CPU engine's 16-lane build (BP_ROW_MASKED) through masked
  * loads and bp_once_batch. Until the forty-third session the 16-lane
  * builds (C, and PoCL's through its builtins) first packed the runs of
  * a window's rows into full vectors by expands, so a row of a few balls
@@ -2879,7 +2881,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
     BP_GLOBAL const float *spos = A->spos;
     bp_u32 w = k - S->k0;
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
-#ifndef BP_ROW_RUNS
+#ifndef BP_ROW_MASKED
     bp_u32 i = sorted[k];
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
 #endif
@@ -2898,7 +2900,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         k1 = k1 < hi ? k1 : hi;
         if (k0 >= k1)
             continue;
-#ifdef BP_ROW_RUNS
+#ifdef BP_ROW_MASKED
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
             bp_u32 fill = k1 - s < BP_LANES ? k1 - s : BP_LANES;
             bp_u32 d = b > s ? b - s : 0u; /* the lanes from slot b on */
