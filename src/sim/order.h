@@ -36,8 +36,9 @@
  * ms: every 512 (the rain 4M 0.96-0.97 of the frame time against every
  * 1,024 on an H100 and an H200, a fresher order for the contact kernel's
  * gathers; the 1M 0.96-0.97 to level; 256 no better at 4M, 128 slower;
- * the CPU engine level to faster: forty-third session). A function of the world alone, so every engine re-sorts at
- * the same sub-steps and they keep the same bits. */
+ * the CPU engine level to faster: forty-third session). A function of
+ * the world alone, so every engine re-sorts at the same sub-steps and
+ * they keep the same bits. */
 static inline uint32_t bp_order_every(uint32_t n)
 {
     return n >= BP_ORDER_LARGE ? BP_ORDER_EVERY_LARGE : BP_ORDER_EVERY;
