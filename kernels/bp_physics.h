@@ -238,7 +238,13 @@ typedef uint4 bp_vu;
 #define BP_VSQRT(a) sqrt(a)
 #define BP_VMIN(a, b) fmin(a, b)
 #define BP_VMAX(a, b) fmax(a, b)
+#if defined(BP_OCL_AVX2) && BP_LANES > 4
+/* any() of 8 or 16 lanes was, in PoCL's LLVM, a chain of extracts, tests
+ * and branches, one a lane; the mask's bits by the one instruction */
+#define BP_VANY(m) (BP_VMASK(m) != 0u)
+#else
 #define BP_VANY(m) any(m)
+#endif
 #elif BP_LANES == 16
 /* The CPU engine's block passes on AVX-512 (src/sim/cpu_blocks.c, built
  * for x86-64-v4 and picked at run time). */
