@@ -179,7 +179,26 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VUTOF(v) convert_float16(v)
 #define BP_VASU(v) as_uint16(v)
 #define BP_VASI(v) as_int16(v)
+#ifdef BP_OCL_AVX512
+/* Stores of 16 lanes through types aligned as their lanes, one overload
+ * per address space: vstore16 was, in PoCL's build, three stores of 4, 4
+ * and 8 lanes (PoCL's rain 0.92-0.93 and pile 0.96 of the frame time with
+ * one store). The twenty-fourth session's one store through an integer
+ * address could alias anything, and was slower. */
+typedef float16 bp_f16_a4 __attribute__((aligned(4)));
+typedef int16 bp_i16_a4 __attribute__((aligned(4)));
+typedef uint16 bp_u16_a4 __attribute__((aligned(4)));
+#define BP_VST_OV static inline __attribute__((overloadable, always_inline))
+BP_VST_OV void bp_vst(float16 v, __global float *p) { *(__global bp_f16_a4 *)p = v; }
+BP_VST_OV void bp_vst(float16 v, __private float *p) { *(__private bp_f16_a4 *)p = v; }
+BP_VST_OV void bp_vst(int16 v, __global int *p) { *(__global bp_i16_a4 *)p = v; }
+BP_VST_OV void bp_vst(int16 v, __private int *p) { *(__private bp_i16_a4 *)p = v; }
+BP_VST_OV void bp_vst(uint16 v, __global uint *p) { *(__global bp_u16_a4 *)p = v; }
+BP_VST_OV void bp_vst(uint16 v, __private uint *p) { *(__private bp_u16_a4 *)p = v; }
+#define BP_VSTORE(v, p) bp_vst((v), (p))
+#else
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
+#endif
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
 #elif BP_LANES == 8
@@ -451,11 +470,8 @@ static const unsigned long long bp_lanes_of[256] = {
     } while (0)
 #elif defined(BP_OCL_AVX512)
 /* OpenCL C on AVX-512: the compress in a register and one store */
-/* The store through a 16-lane type aligned as its lanes: vstore16 was, in
- * PoCL's build, three stores of 4, 4 and 8 lanes (PoCL's rain 50k and pile
- * 0.97-0.98 of the frame time with one). The twenty-fourth session's one
- * store through an integer address could alias anything (slower). */
-typedef uint16 bp_u16_a4 __attribute__((aligned(4)));
+/* One 64-byte store through bp_u16_a4 (as BP_VSTORE): PoCL's rain 50k and
+ * pile 0.97-0.98 of the frame time against vstore16's three stores. */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                    \
     do {                                                                                 \
         uint mk_ = BP_VMASK(m);                                                          \
