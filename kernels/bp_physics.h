@@ -2595,8 +2595,19 @@ BP_FN void bp_block_contacts(const bp_step_params *P, const bp_block_arrays *A, 
 #define BP_ONCE_JBITS (~(255u << BP_ONCE_ISHIFT))   /* ball j and BP_ONCE_NOJ */
 #define BP_ONCE_I(word) (((word) >> BP_ONCE_ISHIFT) & 255u)
 
+/* The lists and blocks of lanes on a thread's stack start on a cache line,
+ * and each of their arrays is a whole number of lines, so a 16-lane store
+ * at a multiple of 16 does not straddle two lines. GCC placed them so
+ * anyway; in PoCL's build where they fell depended on the run, and with
+ * BP_VSTORE's 64-byte stores a run could take 1.10x the CPU engine's
+ * frame with one group against 0.985 aligned (PoCL 0.82-0.87 of the frame
+ * time in whole benches; the CPU engine level). */
+#define BP_ALIGN64 __attribute__((aligned(64)))
+
 typedef struct bp_once_list {
-    bp_u32 j[BP_PAIRS_CAP + BP_LANES]; /* ball j, i's slot, BP_ONCE_NOJ */
+    /* ball j, i's slot, BP_ONCE_NOJ; 64-byte aligned, as every array after
+     * it then is (BP_ALIGN64) */
+    BP_ALIGN64 bp_u32 j[BP_PAIRS_CAP + BP_LANES];
     float t[BP_PAIRS_CAP + BP_LANES];
     /* pair p's terms for ball i and for ball j, at BP_REC(p) */
     bp_f4 ti[BP_PAIRS_CAP + BP_LANES], tj[BP_PAIRS_CAP + BP_LANES];
@@ -2632,7 +2643,8 @@ typedef struct bp_once_list {
  * position, velocity, radius, mass, bp_split_n; the last BP_LANES + 1 are
  * padding (0). */
 typedef struct bp_slot_block {
-    float x[BP_BLOCK + BP_LANES], y[BP_BLOCK + BP_LANES];
+    BP_ALIGN64 float x[BP_BLOCK + BP_LANES];
+    float y[BP_BLOCK + BP_LANES];
     float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
     float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
     bp_block_reach W;
