@@ -2630,9 +2630,10 @@ typedef struct bp_once_list {
  * 16-lane build only: there the rain takes 0.96-0.97 of the frame time;
  * the 8-lane build is level to 1.02x slower with it, PoCL 1.04-1.05x
  * (docs/benchmarks.md, forty-second session).
- * BP_ROW_MASKED: the screening takes a run's steps through masked loads
- * and the compare's mask (bp_once_batch); the same build only, the others
- * take bp_screen's portable step. */
+ * BP_ROW_MASKED: the screening takes a run's steps with the lanes' masks
+ * as masks (bp_once_batch): the lanes in the run and those past the range
+ * from compares of the lanes' slots, the compare's mask into the compress;
+ * the same build only, the others take bp_screen's portable step. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 #define BP_ROW_RUNS 1
 #define BP_ROW_MASKED 1
@@ -2883,26 +2884,35 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
 }
 
 #ifdef BP_ROW_MASKED
-/* The candidates of one screening step (bp_once_screen): lanes 0..fill-1
- * of bx, by (positions) and bj (balls), those in the bit mask noj of
- * slots at b or after; the ones within reach of ball i go into the list
- * (*ln pairs in it). */
+/* Ball i's side of the screening steps (bp_once_batch), taken from S once
+ * a ball: read from S in every step, the compiler loaded them again after
+ * each store into the list, which might have changed them for all it knew
+ * (PoCL's build kept them in registers). */
+typedef struct bp_once_i {
+    __m512 x, y, reach2; /* ball i's position and reach^2 in every lane */
+    __m512i w;           /* its slot in the block, in the pair word's place */
+} bp_once_i;
+
+/* The candidates of one screening step (bp_once_screen): the lanes in the
+ * bit mask lm of bx, by (positions) and bj (balls), those in the bit mask
+ * noj of slots at b or after; the ones within reach of ball I go into the
+ * list (*ln pairs in it). */
 BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
                          const bp_block_arrays *A, const bp_slot_block *S, int fold_i,
-                         bp_vf bx, bp_vf by, bp_vu bj, bp_u32 fill, bp_u32 noj, bp_u32 w)
+                         const bp_once_i *I, __m512 bx, __m512 by, __m512i bj, __mmask16 lm,
+                         bp_u32 noj)
 {
     if (*ln > BP_PAIRS_CAP - BP_LANES) {
         bp_once_work_off(L, *ln, P, A, S, fold_i);
         *ln = 0u;
     }
-    bp_vf dx = bx - S->x[w], dy = by - S->y[w];
-    bp_vf d2 = dx * dx + dy * dy;
+    __m512 dx = _mm512_sub_ps(bx, I->x), dy = _mm512_sub_ps(by, I->y);
+    __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
     /* the masks as masks: the compare's straight into the compress, the
      * lanes filled and those at b or after as write masks, where the
      * vector form made each a vector and tested it back into a mask */
-    __mmask16 mk = _mm512_mask_cmp_ps_mask((__mmask16)((1u << fill) - 1u), (__m512)d2,
-                                           _mm512_set1_ps(S->W.reach2[w]), _CMP_LE_OQ);
-    __m512i jw = _mm512_or_si512((__m512i)bj, _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT)));
+    __mmask16 mk = _mm512_mask_cmp_ps_mask(lm, d2, I->reach2, _CMP_LE_OQ);
+    __m512i jw = _mm512_or_si512(bj, I->w);
     jw = _mm512_mask_or_epi32(jw, (__mmask16)noj, jw, _mm512_set1_epi32((int)BP_ONCE_NOJ));
     _mm512_storeu_si512((void *)(L->j + *ln), _mm512_maskz_compress_epi32(mk, jw));
     *ln += (bp_u32)__builtin_popcount(mk);
@@ -2929,7 +2939,15 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
     BP_GLOBAL const float *spos = A->spos;
     bp_u32 w = k - S->k0;
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
-#ifndef BP_ROW_MASKED
+#ifdef BP_ROW_MASKED
+    BP_GLOBAL const float *sposy = spos + P->ystride;
+    bp_once_i I;
+    I.x = _mm512_set1_ps(S->x[w]);
+    I.y = _mm512_set1_ps(S->y[w]);
+    I.reach2 = _mm512_set1_ps(S->W.reach2[w]);
+    I.w = _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT));
+    __m512i vb = _mm512_set1_epi32((int)b);
+#else
     bp_u32 i = sorted[k];
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
 #endif
@@ -2949,15 +2967,21 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         if (k0 >= k1)
             continue;
 #ifdef BP_ROW_MASKED
+        __m512i vk1 = _mm512_set1_epi32((int)k1);
+        /* The lanes in the run (slot < k1) and those at b or after by
+         * compares of the lanes' slots, and whole loads (the arrays have
+         * BP_SCREEN_PAD slots past the last ball), as PoCL's build of the
+         * portable step does: the masks had been made from the lane
+         * counts (shifts, conditional moves) for masked loads (two
+         * threads 0.98 of the frame time, one thread level). */
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
-            bp_u32 fill = k1 - s < BP_LANES ? k1 - s : BP_LANES;
-            bp_u32 d = b > s ? b - s : 0u; /* the lanes from slot b on */
-            d = d < BP_LANES ? d : BP_LANES;
-            __mmask16 lm = (__mmask16)((1u << fill) - 1u);
-            bp_vf bx = (bp_vf)_mm512_maskz_loadu_ps(lm, spos + s);
-            bp_vf by = (bp_vf)_mm512_maskz_loadu_ps(lm, spos + P->ystride + s);
-            bp_vu bj = (bp_vu)_mm512_maskz_loadu_epi32(lm, sorted + s);
-            bp_once_batch(L, ln, P, A, S, fold_i, bx, by, bj, fill, (0xffffu << d) & 0xffffu, w);
+            __m512i slots = _mm512_add_epi32(_mm512_set1_epi32((int)s), (__m512i)BP_LANE_IDS);
+            __mmask16 lm = _mm512_cmplt_epu32_mask(slots, vk1);
+            __mmask16 nj = s + BP_LANES > b ? _mm512_cmpge_epu32_mask(slots, vb) : 0;
+            __m512 bx = _mm512_loadu_ps(spos + s);
+            __m512 by = _mm512_loadu_ps(sposy + s);
+            __m512i bj = _mm512_loadu_si512((const void *)(sorted + s));
+            bp_once_batch(L, ln, P, A, S, fold_i, &I, bx, by, bj, lm, nj);
         }
 #else
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
