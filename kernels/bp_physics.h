@@ -469,9 +469,9 @@ static const unsigned long long bp_lanes_of[256] = {
         (n) += popcount(mk_);                                                            \
     } while (0)
 #elif defined(BP_OCL_AVX512)
-/* OpenCL C on AVX-512: the compress in a register and one store */
-/* One 64-byte store through bp_u16_a4 (as BP_VSTORE): PoCL's rain 50k and
- * pile 0.97-0.98 of the frame time against vstore16's three stores. */
+/* OpenCL C on AVX-512: the compress in a register and one 64-byte store
+ * through bp_u16_a4 (as BP_VSTORE; PoCL's rain 50k and pile 0.97-0.98 of
+ * the frame time against vstore16's three stores) */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                    \
     do {                                                                                 \
         uint mk_ = BP_VMASK(m);                                                          \
