@@ -27,6 +27,14 @@ int bp_env_count(const char *who, const char *name, unsigned long lo, unsigned l
 /* Seconds from a monotonic clock. */
 double bp_now(void);
 
+/* Grows (or first allocates, old == NULL) a block to new_bytes, starting
+ * on a 64-byte boundary: the first min(old_bytes, new_bytes) bytes are
+ * copied and the old block freed. On failure NULL, and the old block
+ * stays. The result is freed with free(). The per-ball arrays use it so
+ * that a vector of 16 floats at a multiple of 16 is one cache line
+ * (malloc gives 16-byte alignment only). */
+void *bp_grow_aligned(void *old, size_t old_bytes, size_t new_bytes);
+
 /* qsort's comparison of two doubles, ascending (for medians). */
 int bp_cmp_double(const void *a, const void *b);
 

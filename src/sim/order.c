@@ -1,6 +1,7 @@
 /* order.c - the balls sorted by place (order.h). */
 #include "order.h"
 #include "bp_physics.h"
+#include "bp_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ int bp_world_own_ids(bp_world *w)
 {
     if (w->id)
         return 0;
-    uint32_t *ids = malloc((size_t)(w->capacity ? w->capacity : 1u) * sizeof *ids);
+    uint32_t *ids = bp_grow_aligned(NULL, 0, (size_t)(w->capacity ? w->capacity : 1u) * sizeof *ids);
     if (!ids)
         return -1;
     for (uint32_t i = 0; i < w->count; i++)

@@ -55,3 +55,15 @@ double bp_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+void *bp_grow_aligned(void *old, size_t old_bytes, size_t new_bytes)
+{
+    size_t bytes = (new_bytes + 63u) & ~(size_t)63u;
+    void *n = aligned_alloc(64, bytes ? bytes : 64u);
+    if (!n)
+        return NULL;
+    if (old)
+        memcpy(n, old, old_bytes < new_bytes ? old_bytes : new_bytes);
+    free(old);
+    return n;
+}

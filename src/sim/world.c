@@ -90,28 +90,29 @@ void bp_world_destroy(bp_world *w)
     free(w);
 }
 
-/* Grows one float array to cap elements; on failure the old block stays. */
-static int grow(float **a, uint32_t cap)
+/* Grows one float array from old to cap elements, on a cache line
+ * (bp_grow_aligned); on failure the old block stays. */
+static int grow(float **a, uint32_t old, uint32_t cap)
 {
-    float *n = realloc(*a, (size_t)cap * sizeof **a);
+    float *n = bp_grow_aligned(*a, (size_t)old * sizeof **a, (size_t)cap * sizeof **a);
     if (!n)
         return -1;
     *a = n;
     return 0;
 }
 
-static int grow_ids(uint32_t **a, uint32_t cap)
+static int grow_ids(uint32_t **a, uint32_t old, uint32_t cap)
 {
-    uint32_t *n = realloc(*a, (size_t)cap * sizeof **a);
+    uint32_t *n = bp_grow_aligned(*a, (size_t)old * sizeof **a, (size_t)cap * sizeof **a);
     if (!n)
         return -1;
     *a = n;
     return 0;
 }
 
-static int grow_bytes(uint8_t **a, uint32_t cap)
+static int grow_bytes(uint8_t **a, uint32_t old, uint32_t cap)
 {
-    uint8_t *n = realloc(*a, cap);
+    uint8_t *n = bp_grow_aligned(*a, old, cap);
     if (!n)
         return -1;
     *a = n;
@@ -130,9 +131,10 @@ static int reserve_balls(bp_world *w, uint32_t need)
     uint32_t cap = w->capacity ? w->capacity : 256;
     while (cap < need)
         cap = cap > BP_MAX_BALLS / 2 ? BP_MAX_BALLS : cap * 2;
-    if (grow(&w->x, cap) || grow(&w->y, cap) || grow(&w->vx, cap) || grow(&w->vy, cap) ||
-        grow(&w->r, cap) || grow(&w->m, cap) || grow_bytes(&w->contacts, cap) ||
-        (w->id && grow_ids(&w->id, cap)))
+    uint32_t old = w->capacity;
+    if (grow(&w->x, old, cap) || grow(&w->y, old, cap) || grow(&w->vx, old, cap) ||
+        grow(&w->vy, old, cap) || grow(&w->r, old, cap) || grow(&w->m, old, cap) ||
+        grow_bytes(&w->contacts, old, cap) || (w->id && grow_ids(&w->id, old, cap)))
         return -1;
     w->capacity = cap;
     return 0;
@@ -147,7 +149,9 @@ static int reserve_lines(bp_world *w, uint32_t need)
         cap *= 2;
     if (cap > BP_MAX_LINES)
         cap = BP_MAX_LINES;
-    if (grow(&w->lx1, cap) || grow(&w->ly1, cap) || grow(&w->lx2, cap) || grow(&w->ly2, cap))
+    uint32_t old = w->lines_capacity;
+    if (grow(&w->lx1, old, cap) || grow(&w->ly1, old, cap) || grow(&w->lx2, old, cap) ||
+        grow(&w->ly2, old, cap))
         return -1;
     w->lines_capacity = cap;
     return 0;
@@ -165,10 +169,8 @@ int bp_world_copy(bp_world *dst, const bp_world *src)
         memcpy(dst->contacts, src->contacts, src->count);
     }
     if (src->id) {
-        uint32_t *ids = realloc(dst->id, (size_t)dst->capacity * sizeof *ids);
-        if (!ids)
+        if (!dst->id && grow_ids(&dst->id, 0, dst->capacity))
             return -1;
-        dst->id = ids;
         if (nb)
             memcpy(dst->id, src->id, nb);
     } else {
