@@ -470,13 +470,14 @@ static const unsigned long long bp_lanes_of[256] = {
     } while (0)
 #elif defined(BP_OCL_AVX512)
 /* OpenCL C on AVX-512: the compress in a register and one 64-byte store
- * through bp_u16_a4 (as BP_VSTORE; PoCL's rain 50k and pile 0.97-0.98 of
- * the frame time against vstore16's three stores) */
+ * (BP_VSTORE; PoCL's rain 50k and pile 0.97-0.98 of the frame time
+ * against vstore16's three stores) */
 #define BP_VCOMPRESS(dst, n, m, vals)                                                    \
     do {                                                                                 \
         uint mk_ = BP_VMASK(m);                                                          \
-        *(bp_u16_a4 *)((dst) + (n)) = as_uint16(__builtin_ia32_compresssi512_mask(       \
-            as_int16(vals), (int16)(0), (ushort)mk_));                                   \
+        BP_VSTORE(as_uint16(__builtin_ia32_compresssi512_mask(as_int16(vals), (int16)(0), \
+                                                              (ushort)mk_)),              \
+                  (dst) + (n));                                                          \
         (n) += popcount(mk_);                                                            \
     } while (0)
 #elif defined(__OPENCL_VERSION__) && BP_LANES == 16
@@ -2923,8 +2924,8 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
  * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
  * after flagged BP_ONCE_NOJ (the sums they add to are cleared before:
  * bp_slot_block_reach). Each row's run of slots is taken BP_LANES at a
- * time; in the CPU engine's 16-lane build (BP_ROW_MASKED) through masked
- * loads and bp_once_batch. Until the forty-third session the 16-lane
+ * time; in the CPU engine's 16-lane build (BP_ROW_MASKED) through
+ * bp_once_batch, the lanes' masks as masks. Until the forty-third session the 16-lane
  * builds (C, and PoCL's through its builtins) first packed the runs of
  * a window's rows into full vectors by expands, so a row of a few balls
  * did not take a whole step; the packing cost more than the steps it

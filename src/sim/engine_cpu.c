@@ -44,11 +44,12 @@ typedef struct cpu_engine {
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
 } cpu_engine;
 
-/* Grows one scratch array from old to bytes, on a cache line
- * (bp_grow_aligned); on failure the old block stays valid. */
-static int grow(void **p, size_t old, size_t bytes)
+/* Grows one scratch array to bytes, on a cache line (bp_grow_aligned),
+ * its contents not kept (they are dead between attaches); on failure the
+ * old block stays valid. */
+static int grow(void **p, size_t bytes)
 {
-    void *n = bp_grow_aligned(*p, old, bytes);
+    void *n = bp_grow_aligned(*p, 0, bytes);
     if (!n)
         return -1;
     *p = n;
@@ -62,14 +63,11 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
     /* The first world's size exactly; 25% more when a world grows (a
      * sandbox pouring balls does not reallocate every frame). */
     size_t cap = c->sorted ? (size_t)n + n / 4 : n, f = sizeof(float);
-    size_t old = c->sorted ? c->cap : 0; /* the arrays' contents are dead here */
     cap = cap < 1024 ? 1024 : cap;
-    if (grow((void **)&c->scratch, 4 * old * f, 4 * cap * f) ||
-        grow((void **)&c->cell, old * 4, cap * 4) ||
-        grow((void **)&c->sorted, old ? (old + BP_SCREEN_PAD) * 4 : 0, (cap + BP_SCREEN_PAD) * 4) ||
-        grow((void **)&c->spos, old ? (old + BP_SCREEN_PAD) * 2 * f : 0,
-             (cap + BP_SCREEN_PAD) * 2 * f) ||
-        grow((void **)&c->ncontact, old, cap))
+    if (grow((void **)&c->scratch, 4 * cap * f) || grow((void **)&c->cell, cap * 4) ||
+        grow((void **)&c->sorted, (cap + BP_SCREEN_PAD) * 4) ||
+        grow((void **)&c->spos, (cap + BP_SCREEN_PAD) * 2 * f) ||
+        grow((void **)&c->ncontact, cap))
         return -1;
     c->best = (int32_t *)c->cell;
     c->cap = (uint32_t)cap;

@@ -75,7 +75,8 @@ int bp_world_own_ids(bp_world *w)
 {
     if (w->id)
         return 0;
-    uint32_t *ids = bp_grow_aligned(NULL, 0, (size_t)(w->capacity ? w->capacity : 1u) * sizeof *ids);
+    size_t bytes = (size_t)(w->capacity ? w->capacity : 1u) * sizeof(uint32_t);
+    uint32_t *ids = bp_grow_aligned(NULL, 0, bytes);
     if (!ids)
         return -1;
     for (uint32_t i = 0; i < w->count; i++)

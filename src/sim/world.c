@@ -90,29 +90,12 @@ void bp_world_destroy(bp_world *w)
     free(w);
 }
 
-/* Grows one float array from old to cap elements, on a cache line
- * (bp_grow_aligned); on failure the old block stays. */
-static int grow(float **a, uint32_t old, uint32_t cap)
+/* Grows one per-ball or per-line array of elem-byte elements from old to
+ * cap, its contents kept, on a cache line (bp_grow_aligned); on failure
+ * the old block stays. */
+static int grow(void **a, size_t elem, uint32_t old, uint32_t cap)
 {
-    float *n = bp_grow_aligned(*a, (size_t)old * sizeof **a, (size_t)cap * sizeof **a);
-    if (!n)
-        return -1;
-    *a = n;
-    return 0;
-}
-
-static int grow_ids(uint32_t **a, uint32_t old, uint32_t cap)
-{
-    uint32_t *n = bp_grow_aligned(*a, (size_t)old * sizeof **a, (size_t)cap * sizeof **a);
-    if (!n)
-        return -1;
-    *a = n;
-    return 0;
-}
-
-static int grow_bytes(uint8_t **a, uint32_t old, uint32_t cap)
-{
-    uint8_t *n = bp_grow_aligned(*a, old, cap);
+    void *n = bp_grow_aligned(*a, (size_t)old * elem, (size_t)cap * elem);
     if (!n)
         return -1;
     *a = n;
@@ -132,9 +115,12 @@ static int reserve_balls(bp_world *w, uint32_t need)
     while (cap < need)
         cap = cap > BP_MAX_BALLS / 2 ? BP_MAX_BALLS : cap * 2;
     uint32_t old = w->capacity;
-    if (grow(&w->x, old, cap) || grow(&w->y, old, cap) || grow(&w->vx, old, cap) ||
-        grow(&w->vy, old, cap) || grow(&w->r, old, cap) || grow(&w->m, old, cap) ||
-        grow_bytes(&w->contacts, old, cap) || (w->id && grow_ids(&w->id, old, cap)))
+    const size_t f = sizeof(float);
+    if (grow((void **)&w->x, f, old, cap) || grow((void **)&w->y, f, old, cap) ||
+        grow((void **)&w->vx, f, old, cap) || grow((void **)&w->vy, f, old, cap) ||
+        grow((void **)&w->r, f, old, cap) || grow((void **)&w->m, f, old, cap) ||
+        grow((void **)&w->contacts, 1, old, cap) ||
+        (w->id && grow((void **)&w->id, sizeof *w->id, old, cap)))
         return -1;
     w->capacity = cap;
     return 0;
@@ -150,8 +136,9 @@ static int reserve_lines(bp_world *w, uint32_t need)
     if (cap > BP_MAX_LINES)
         cap = BP_MAX_LINES;
     uint32_t old = w->lines_capacity;
-    if (grow(&w->lx1, old, cap) || grow(&w->ly1, old, cap) || grow(&w->lx2, old, cap) ||
-        grow(&w->ly2, old, cap))
+    const size_t f = sizeof(float);
+    if (grow((void **)&w->lx1, f, old, cap) || grow((void **)&w->ly1, f, old, cap) ||
+        grow((void **)&w->lx2, f, old, cap) || grow((void **)&w->ly2, f, old, cap))
         return -1;
     w->lines_capacity = cap;
     return 0;
@@ -169,7 +156,7 @@ int bp_world_copy(bp_world *dst, const bp_world *src)
         memcpy(dst->contacts, src->contacts, src->count);
     }
     if (src->id) {
-        if (!dst->id && grow_ids(&dst->id, 0, dst->capacity))
+        if (!dst->id && grow((void **)&dst->id, sizeof *dst->id, 0, dst->capacity))
             return -1;
         if (nb)
             memcpy(dst->id, src->id, nb);
