@@ -751,17 +751,24 @@ BP_FN void bp_grid_count(BP_GLOBAL const bp_u32 *cell, bp_u32 i0, bp_u32 i1,
 
 /* The counts of `parts` parts become where each part's run of each cell
  * ends (cells in order, parts in order within a cell); cnt[0] is the
- * grid's start[] (ncells + 1 words), whose last word becomes n. _from:
- * from cell c on, run words coming before it (the lanes' forms below end
- * with it). */
-BP_FN void bp_grid_offsets_from(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
-                                bp_u32 ncells, bp_u32 n, bp_u32 run)
+ * grid's start[] (ncells + 1 words), whose last word becomes n. _span:
+ * cells c..c1-1 only, run words coming before cell c (the CPU engine's
+ * threads each sum a span, its run from the spans' totals); _from: from
+ * cell c on, the last word too (the lanes' forms below end with it). */
+BP_FN void bp_grid_offsets_span(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
+                                bp_u32 c1, bp_u32 run)
 {
-    for (; c < ncells; c++)
+    for (; c < c1; c++)
         for (bp_u32 u = 0u; u < parts; u++) {
             run += cnt[u][c];
             cnt[u][c] = run;
         }
+}
+
+BP_FN void bp_grid_offsets_from(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
+                                bp_u32 ncells, bp_u32 n, bp_u32 run)
+{
+    bp_grid_offsets_span(cnt, parts, c, ncells, run);
     cnt[0][ncells] = n;
 }
 
@@ -808,12 +815,13 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
  * each part's ends from it: the same words as bp_grid_offsets, whose
  * chain of one add a word took 17 us a sub-step on the 50k worlds' 15,000
  * cells (the grid's only serial loop). */
-BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+BP_FN void bp_grid_offsets_span_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 c, bp_u32 c1,
+                                      bp_u32 run0)
 {
     const __m512i zero = _mm512_setzero_si512(), last = _mm512_set1_epi32(15);
-    __m512i carry = zero; /* the words before this group's cells, in every lane */
-    bp_u32 c = 0u;
-    for (; c + 16u <= ncells; c += 16u) {
+    /* the words before this group's cells, in every lane */
+    __m512i carry = _mm512_set1_epi32((int)run0);
+    for (; c + 16u <= c1; c += 16u) {
         __m512i tot = zero;
         for (bp_u32 u = 0u; u < parts; u++)
             tot = _mm512_add_epi32(tot, _mm512_loadu_si512((const void *)(cnt[u] + c)));
@@ -828,11 +836,23 @@ BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells
         }
         carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(last, x));
     }
-    bp_grid_offsets_from(cnt, parts, c, ncells, n,
+    bp_grid_offsets_span(cnt, parts, c, c1,
                          (bp_u32)_mm_cvtsi128_si32(_mm512_castsi512_si128(carry)));
+}
+
+BP_FN void bp_grid_offsets_lanes(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
+{
+    bp_grid_offsets_span_lanes(cnt, parts, 0u, ncells, 0u);
+    cnt[0][ncells] = n;
 }
 #else
 /* The widths with no scan across their lanes: one word at a time. */
+BP_FN void bp_grid_offsets_span_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
+                                      bp_u32 c1, bp_u32 run)
+{
+    bp_grid_offsets_span(cnt, parts, c, c1, run);
+}
+
 BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells,
                                  bp_u32 n)
 {

@@ -29,8 +29,9 @@ typedef struct bp_block_passes {
     void (*resolve)(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1);
     /* pass 5 (bp_move_static), and split[i] = ncontact[i], for balls i0..i1-1 */
     void (*move)(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1);
-    /* bp_grid_offsets_lanes (a scan across the lanes at 16, else bp_grid_offsets) */
-    void (*offsets)(bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n);
+    /* bp_grid_offsets_span_lanes: cells c0..c1-1, run words before c0 (a
+     * scan across the lanes at 16, else bp_grid_offsets_span) */
+    void (*offsets)(bp_u32 *const *cnt, bp_u32 parts, bp_u32 c0, bp_u32 c1, bp_u32 run);
     int lanes;
 } bp_block_passes;
 

@@ -526,15 +526,35 @@ static int segment_gaps_exact(void)
     return 0;
 }
 
+/* Whether the offsets in counts match want; prints the first that does not. */
+static int offsets_match(uint32_t (*counts)[15003 + 1], uint32_t (*want)[15003 + 1],
+                         uint32_t parts, uint32_t ncells, uint32_t spans, long *checked)
+{
+    for (uint32_t u = 0; u < parts; u++)
+        for (uint32_t c = 0; c < ncells; c++) {
+            if (counts[u][c] != want[u][c]) {
+                printf("  parts %u, %u cells, %u spans: part %u cell %u is %u, not %u\n",
+                       parts, ncells, spans, u, c, counts[u][c], want[u][c]);
+                return 0;
+            }
+            (*checked)++;
+        }
+    return 1;
+}
+
 /* The grid build's offsets (each part's end in each cell, cells in order
  * and parts in order within a cell) as this width's CPU engine sums them
  * (bp_grid_offsets_lanes in the AVX-512 build, a scan across 16 lanes),
  * against the definition summed one word at a time: parts 1 to 8, cell
- * counts around the lanes' multiples, empty, sparse and crowded cells. */
+ * counts around the lanes' multiples, empty, sparse and crowded cells;
+ * then in 2, 3 and 7 spans of whole groups of 16 cells, each begun from
+ * the totals of the spans before it (bp_grid_offsets_span_lanes, as the
+ * CPU engine's threads sum them; the last spans empty where the cells
+ * run out). */
 static int grid_offsets_exact(void)
 {
     static const uint32_t sizes[] = {1, 7, 15, 16, 17, 31, 32, 33, 255, 4096, 15003};
-    static uint32_t counts[8][15003 + 1], want[8][15003 + 1];
+    static uint32_t counts[8][15003 + 1], want[8][15003 + 1], orig[8][15003 + 1];
     long checked = 0;
     for (uint32_t parts = 1; parts <= 8; parts++) {
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
@@ -555,18 +575,28 @@ static int grid_offsets_exact(void)
                     run += counts[u][c];
                     want[u][c] = run;
                 }
+            memcpy(orig, counts, sizeof orig);
             bp_grid_offsets_lanes(cnt, parts, ncells, n);
             ENSURE(run == n);
             ENSURE(counts[0][ncells] == n);
-            for (uint32_t u = 0; u < parts; u++)
-                for (uint32_t c = 0; c < ncells; c++) {
-                    if (counts[u][c] != want[u][c]) {
-                        printf("  parts %u, %u cells: part %u cell %u is %u, not %u\n", parts,
-                               ncells, u, c, counts[u][c], want[u][c]);
-                        return 1;
-                    }
-                    checked++;
+            ENSURE(offsets_match(counts, want, parts, ncells, 1, &checked));
+            static const uint32_t nspans[] = {2, 3, 7};
+            for (size_t q = 0; q < sizeof nspans / sizeof nspans[0]; q++) {
+                uint32_t ns = nspans[q], span = ((ncells + ns - 1) / ns + 15u) & ~15u;
+                uint32_t before = 0;
+                memcpy(counts, orig, sizeof counts);
+                for (uint32_t k = 0; k < ns; k++) {
+                    uint32_t c0 = k * span < ncells ? k * span : ncells;
+                    uint32_t c1 = c0 + span < ncells ? c0 + span : ncells, tot = 0;
+                    for (uint32_t u = 0; u < parts; u++)
+                        for (uint32_t c = c0; c < c1; c++)
+                            tot += counts[u][c];
+                    bp_grid_offsets_span_lanes(cnt, parts, c0, c1, before);
+                    before += tot;
                 }
+                ENSURE(before == n);
+                ENSURE(offsets_match(counts, want, parts, ncells, ns, &checked));
+            }
         }
     }
     printf("  %ld offsets checked (%d lanes)\n", checked, BP_LANES);
