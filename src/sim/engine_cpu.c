@@ -114,7 +114,7 @@ static inline uint32_t block_end(int b, int n)
  * per thread, built as bp_grid_count, bp_grid_offsets and bp_grid_place
  * (kernels/bp_physics.h) describe, so the same sorted[] and cell_start[]
  * for any thread count. */
-#define GRID_PARTS 8
+#define GRID_PARTS 16 /* 13 arrays in the rain's 4 x cap words, 3-4 in a pile's */
 
 /* The count arrays: partition 0's is cell_start itself; the others are
  * carved from the scratch block, which is dead while the grid is built
@@ -246,7 +246,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         {
         /* the grid built in gp partitions: one a thread where each has
          * a count array, else as many as there are arrays (a team of more
-         * than the 4-8 the scratch holds: the serial build had made the
+         * than the 4-16 the scratch holds: the serial build had made the
          * grid 9.77 of a 100k rain's 22.94 ms on 16 threads) */
         const int team = team_size(), gp = team < parts ? team : parts;
         const int ns = team < GRID_SPANS ? team : GRID_SPANS;

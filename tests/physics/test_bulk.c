@@ -251,16 +251,16 @@ static bp_world *busy_world(void)
  * width the processor lacks is left out), on three threads (pass 3's
  * ranges of slots, each with the ghosts of the one before, cut where the
  * threads' times put them), and with pass 3 evaluating each pair for both
- * its balls (BALLPIT_CPU_PAIRS=twice), and on twelve threads, more than
- * the grid has count arrays for (engine_cpu.c, GRID_PARTS: twelve threads
- * then integrate, and at most eight count and place). Two worlds: obstacles and swarms,
+ * its balls (BALLPIT_CPU_PAIRS=twice), and on seventeen threads, more
+ * than the grid has count arrays for (engine_cpu.c, GRID_PARTS: all
+ * integrate, at most sixteen count and place). Two worlds: obstacles and swarms,
  * and mixed sizes whose grid rows hold every lane of the widest screening. */
 static int deterministic_across_runs_and_threads(void)
 {
     bp_world *(*const make[2])(void) = {busy_world, mixed_world};
     const uint32_t frames[2] = {60, 20};
     enum { RUNS = 10 };
-    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 12};
+    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL};
     const char *const pairs[RUNS] = {NULL, NULL, NULL, NULL, "twice", NULL, NULL, NULL, NULL,
                                      NULL};
