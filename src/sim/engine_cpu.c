@@ -147,11 +147,12 @@ static void grid_span(int k, uint32_t span, uint32_t ncells, uint32_t *c0, uint3
     *c1 = b < ncells ? (uint32_t)b : ncells;
 }
 
-/* Count array a's total over each of ns spans: tot[0..ns-1]. */
+/* Count array a's total over each of ns spans but the last (which no
+ * span's run takes): tot[0..ns-2]. */
 static void grid_span_totals(const uint32_t *a, int ns, uint32_t span, uint32_t ncells,
                              uint32_t *tot)
 {
-    for (int k = 0; k < ns; k++) {
+    for (int k = 0; k + 1 < ns; k++) {
         uint32_t c0, c1, t = 0;
         grid_span(k, span, ncells, &c0, &c1);
         for (uint32_t q = c0; q < c1; q++)
