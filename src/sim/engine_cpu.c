@@ -213,6 +213,30 @@ static int team_size(void)
 #endif
 }
 
+/* This thread's number in its team. */
+static int team_thread(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+/* Pass 1 for balls i0..i1-1 right after their pass 5 (the next
+ * sub-step's), its time added to *took where took is not NULL. */
+static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
+                             const bp_block_arrays *A, uint32_t *cell, uint32_t i0, uint32_t i1,
+                             float v2max, double *took)
+{
+    if (!took)
+        return B->integrate(P, A, cell, i0, i1, v2max);
+    double t = bp_now();
+    v2max = B->integrate(P, A, cell, i0, i1, v2max);
+    *took += bp_now() - t;
+    return v2max;
+}
+
 static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -240,7 +264,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         uint32_t *cnt[GRID_PARTS];
         const int parts = grid_count_arrays(c, ncells, cnt);
         float v2max = 0.0f;
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tcount = 0.0;
+        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tint = 0.0; /* tint: thread 0's fused pass 1 */
         double took[ONCE_TEAM], mtook[ONCE_TEAM]; /* each thread's pass 3 and 5 */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
 #pragma omp parallel num_threads(nt)
@@ -262,51 +286,32 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         /* Barriers (each worksharing loop's end, each single without
          * nowait) only where a pass reads what another thread wrote: the
          * clock's singles wait for no one, and the last single of a
-         * sub-step starts the next one's clock and clears its maximum. */
+         * sub-step starts the next one's clock. */
 #pragma omp single
         {
             t0 = bp_now();
             v2max = 0.0f;
         }
         for (uint32_t s = 0; s < nsub; s++) {
-            if (gp == team) {
-                /* a partition per thread (the same thread in the count's
-                 * and the place's loops: static loops of one length), the
-                 * counting of its balls after their integration, while
-                 * their cells are hot */
-#pragma omp for schedule(static) reduction(max : v2max)
-                for (int u = 0; u < team; u++) {
-                    uint32_t i0, i1;
-                    grid_partition(u, team, nb, n, &i0, &i1);
-                    for (uint32_t i = i0; i < i1; i += BP_BLOCK)
-                        v2max = B->integrate(&P, &A, c->cell, i,
-                                             i1 - i > BP_BLOCK ? i + BP_BLOCK : i1, v2max);
-                    double tc = bp_now();
-                    bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
-                    grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
-                    if (u == 0)
-                        tcount = bp_now() - tc; /* the grid's, in the phase times */
-                }
-            } else {
+            if (s == 0) {
+                /* pass 1 of the first sub-step; the others' is fused
+                 * into the last sub-step's pass 5, below */
 #pragma omp for schedule(static) reduction(max : v2max)
                 for (int bk = 0; bk < nb; bk++)
                     v2max = B->integrate(&P, &A, c->cell, (uint32_t)bk * BP_BLOCK,
                                          block_end(bk, n), v2max);
-#pragma omp single nowait
-                tcount = bp_now();
-#pragma omp for schedule(static)
-                for (int u = 0; u < gp; u++) {
-                    uint32_t i0, i1;
-                    grid_partition(u, gp, nb, n, &i0, &i1);
-                    bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
-                    grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
-                }
             }
 #pragma omp single nowait
-            {
-                t1 = bp_now();
-                if (gp < team)
-                    tcount = t1 - tcount;
+            t1 = bp_now();
+            /* a partition per thread where each has a count array (the
+             * same thread in the count's and the place's loops: static
+             * loops of one length), else as many as there are arrays */
+#pragma omp for schedule(static)
+            for (int u = 0; u < gp; u++) {
+                uint32_t i0, i1;
+                grid_partition(u, gp, nb, n, &i0, &i1);
+                bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
+                grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
             }
 #pragma omp for schedule(static)
             for (int k = 0; k < ns; k++) {
@@ -354,42 +359,72 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp single nowait
                 once_rebalance(c->share, took, team, n);
             }
+            /* every thread read v2max before pass 3's barrier, and pass
+             * 5 (which takes the next sub-step's maximum) begins after
+             * pass 4's */
+#pragma omp single nowait
+            v2max = 0.0f;
 #pragma omp for schedule(static)
             for (int b = 0; b < nb; b++)
                 B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
 #pragma omp single nowait
             t3 = bp_now();
+            /* pass 1 of the next sub-step block by block after pass 5,
+             * as PoCL's one-launch step does: a ball's data in the core's
+             * cache, and one barrier fewer (the grid is counted after
+             * pass 5's barrier: the count arrays are in the scratch,
+             * which pass 5 reads) */
+            const int next = s + 1 < nsub;
+            /* thread 0 times its blocks' pass 1 in the first sub-step's
+             * pass 5 only, and takes that for each of the call's fused
+             * ones: the phase times' pass 1, an estimate (a clock read
+             * around every block of every sub-step cost 2% of the frame
+             * time) */
+            const int clock = next && s == 0 && team_thread() == 0;
             if (team == 1 || team > ONCE_TEAM) {
-#pragma omp for schedule(dynamic, ch)
-                for (int b = 0; b < nb; b++)
-                    B->move(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+#pragma omp for schedule(dynamic, ch) reduction(max : v2max)
+                for (int b = 0; b < nb; b++) {
+                    uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = block_end(b, n);
+                    B->move(&P, &A, i0, i1);
+                    if (next)
+                        v2max = fused_integrate(B, &P, &A, c->cell, i0, i1, v2max,
+                                                clock ? &tint : NULL);
+                }
             } else {
                 /* one range of balls per thread, cut by the threads' times
                  * as pass 3's: a thread moves about the balls whose pairs
                  * it summed, their lines in its cache, where blocks handed
                  * out in turn bounce them between the cores (0.88-0.97 of
                  * the frame time against runs of four blocks) */
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) reduction(max : v2max)
                 for (int u = 0; u < team; u++) {
                     double ts = bp_now();
                     uint32_t i0, i1;
                     move_range(c->mshare, u, team, n, &i0, &i1);
-                    for (uint32_t i = i0; i < i1; i += BP_BLOCK)
-                        B->move(&P, &A, i, i1 - i > BP_BLOCK ? i + BP_BLOCK : i1);
+                    for (uint32_t i = i0; i < i1; i += BP_BLOCK) {
+                        uint32_t e = i1 - i > BP_BLOCK ? i + BP_BLOCK : i1;
+                        B->move(&P, &A, i, e);
+                        if (next)
+                            v2max = fused_integrate(B, &P, &A, c->cell, i, e, v2max,
+                                                    clock ? &tint : NULL);
+                    }
                     mtook[u] = bp_now() - ts;
                 }
 #pragma omp single nowait
                 once_rebalance(c->mshare, mtook, team, n);
             }
-#pragma omp single
+            /* no barrier: the next sub-step's loops read only what pass
+             * 5's barrier has let through, and its clock's single is the
+             * one that reads t0 */
+#pragma omp single nowait
             {
                 double t4 = bp_now();
-                T.integrate += t1 - t0 - tcount;
-                T.grid += t2 - t1 + tcount;
+                T.integrate += t1 - t0 + tint * (nsub - 1);
+                T.grid += t2 - t1;
                 T.ball_contacts += t3 - t2;
-                T.static_contacts += t4 - t3;
+                T.static_contacts += t4 - t3 - tint * (nsub - 1);
                 t0 = t4;
-                v2max = 0.0f;
+                tint = 0.0;
             }
         }
         }
