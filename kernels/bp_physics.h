@@ -306,8 +306,12 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VUSPLAT(a) ((bp_vu)_mm512_set1_epi32((int)(a)))
 #define BP_VI0 ((bp_vi)_mm512_setzero_si512())
 #define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
-#define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
-#define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
+/* a < b ? a : b and a > b ? a : b lane by lane (NaN or equal: b), as
+ * vminps and vmaxps are, one instruction: the select form let GCC fold
+ * its mask into the division an argument held, which it then did twice
+ * (masked and not) */
+#define BP_VMIN(a, b) ((bp_vf)_mm512_min_ps((__m512)(a), (__m512)(b)))
+#define BP_VMAX(a, b) ((bp_vf)_mm512_max_ps((__m512)(a), (__m512)(b)))
 #define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
 #define BP_VLOAD(p) ((bp_vf)_mm512_loadu_ps(p))
 #define BP_VLOADU(p) ((bp_vu)_mm512_loadu_si512((const void *)(p)))
@@ -343,8 +347,8 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
 #define BP_VUSPLAT(a) ((bp_vu)_mm256_set1_epi32((int)(a)))
 #define BP_VI0 ((bp_vi)_mm256_setzero_si256())
 #define BP_VSEL(m, a, b) ((bp_vf)(((bp_vi)(a) & (m)) | ((bp_vi)(b) & ~(m))))
-#define BP_VMIN(a, b) BP_VSEL((a) < (b), (a), (b))
-#define BP_VMAX(a, b) BP_VSEL((a) > (b), (a), (b))
+#define BP_VMIN(a, b) ((bp_vf)_mm256_min_ps((__m256)(a), (__m256)(b))) /* as at 16 */
+#define BP_VMAX(a, b) ((bp_vf)_mm256_max_ps((__m256)(a), (__m256)(b)))
 #define BP_VSTORE(v, p) __builtin_memcpy((p), &(v), sizeof(v))
 #define BP_VLOAD(p) ((bp_vf)_mm256_loadu_ps(p))
 #define BP_VLOADU(p) ((bp_vu)_mm256_loadu_si256((const __m256i *)(p)))
@@ -388,6 +392,10 @@ BP_FN bp_vu bp_vloadu(const bp_u32 *p)
 #define BP_VLOADU(p) bp_vloadu(p)
 #if defined(__SSE__)
 #include <xmmintrin.h>
+#undef BP_VMIN
+#undef BP_VMAX
+#define BP_VMIN(a, b) ((bp_vf)_mm_min_ps((__m128)(a), (__m128)(b))) /* as at 16 */
+#define BP_VMAX(a, b) ((bp_vf)_mm_max_ps((__m128)(a), (__m128)(b)))
 #define BP_VSQRT(a) ((bp_vf)_mm_sqrt_ps((__m128)(a)))
 #define BP_VMASK(m) ((unsigned)_mm_movemask_ps((__m128)(m)))
 #else
