@@ -2993,9 +2993,11 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
 #endif
         k0 = k0 > lo ? k0 : lo;
         k1 = k1 < hi ? k1 : hi;
-        if (k0 >= k1)
-            continue;
 #ifdef BP_ROW_MASKED
+        /* an empty run (k0 >= k1, k0 at most n: the pad past the last
+         * ball is read) takes its step too, with no lane on: no branch
+         * on the run's length where most runs take one step */
+        k1 = k1 > k0 ? k1 : k0;
         __m512i vk1 = _mm512_set1_epi32((int)k1);
         /* The lanes in the run (slot < k1) and those at b or after by
          * compares of the lanes' slots, and whole loads (the arrays have
@@ -3003,7 +3005,8 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
          * portable step does: the masks had been made from the lane
          * counts (shifts, conditional moves) for masked loads (two
          * threads 0.98 of the frame time, one thread level). */
-        for (bp_u32 s = k0; s < k1; s += BP_LANES) {
+        bp_u32 s = k0;
+        do {
             __m512i slots = _mm512_add_epi32(_mm512_set1_epi32((int)s), (__m512i)BP_LANE_IDS);
             __mmask16 lm = _mm512_cmplt_epu32_mask(slots, vk1);
             __mmask16 nj = s + BP_LANES > b ? _mm512_cmpge_epu32_mask(slots, vb) : 0;
@@ -3011,8 +3014,11 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
             __m512 by = _mm512_loadu_ps(sposy + s);
             __m512i bj = _mm512_loadu_si512((const void *)(sorted + s));
             bp_once_batch(L, ln, P, A, S, fold_i, &I, bx, by, bj, lm, nj);
-        }
+            s += BP_LANES;
+        } while (s < k1);
 #else
+        if (k0 >= k1)
+            continue;
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
             if (*ln > BP_PAIRS_CAP - BP_LANES) {
                 bp_once_work_off(L, *ln, P, A, S, fold_i);
