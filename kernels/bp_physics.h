@@ -2665,19 +2665,17 @@ typedef struct bp_once_list {
 #define BP_ONCE_CAND 0x80000000u
 #define BP_ONCE_SOFT 0x40000000u
 
-/* BP_ROW_RUNS: bp_slot_block holds the run of slots of each window's
- * first row (the ball's own): cell_start at its first column (ka) and past
- * its last (kb), gathered in lanes as the block is filled, so that the
- * screening of a ball does not wait on those two loads. The CPU engine's
- * 16-lane build only: there the rain takes 0.96-0.97 of the frame time;
- * the 8-lane build is level to 1.02x slower with it, PoCL 1.04-1.05x
- * (docs/benchmarks.md, forty-second session).
- * BP_ROW_MASKED: the screening takes a run's steps with the lanes' masks
+/* BP_ROW_MASKED: the screening takes a run's steps with the lanes' masks
  * as masks (bp_once_batch): the lanes in the run and those past the range
  * from compares of the lanes' slots, the compare's mask into the compress;
- * the same build only, the others take bp_screen's portable step. */
+ * the same build only, the others take bp_screen's portable step.
+ * From the forty-second to the forty-sixth session the same build also
+ * gathered each window's first-row run (cell_start at the row's two ends)
+ * in lanes as the block was filled (BP_ROW_RUNS); without it the rain
+ * and the pile were level on the Xeon and 0.91-0.94 of the frame time on
+ * a Zen 5, whose gathers cost more (docs/benchmarks.md, forty-seventh
+ * session). */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
-#define BP_ROW_RUNS 1
 #define BP_ROW_MASKED 1
 #endif
 
@@ -2691,9 +2689,6 @@ typedef struct bp_slot_block {
     float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
     float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
     bp_block_reach W;
-#ifdef BP_ROW_RUNS
-    bp_u32 ka[BP_BLOCK + BP_LANES], kb[BP_BLOCK + BP_LANES];
-#endif
     bp_u32 k0;
 } bp_slot_block;
 
@@ -2889,18 +2884,6 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
          * which this pass does not screen: its window starts at its row */
         bp_vi cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
         BP_VSTORE(cy, S->W.y0 + w);
-#ifdef BP_ROW_RUNS
-        bp_vi row = cy * P->gw;
-        bp_u32 ia[BP_LANES], ib[BP_LANES];
-        bp_vi wx0 = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.x0 + w)));
-        bp_vi wx1 = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.x1 + w)));
-        bp_vu ra = BP_VASU(row + wx0), rb = BP_VASU(row + wx1 + 1);
-        BP_VSTORE(ra, ia);
-        BP_VSTORE(rb, ib);
-        bp_vu ka = BP_VGATHERU(A->cell_start, ia), kb = BP_VGATHERU(A->cell_start, ib);
-        BP_VSTORE(ka, S->ka + w);
-        BP_VSTORE(kb, S->kb + w);
-#endif
     }
     for (; k < k1 + BP_LANES; k++) {
         bp_u32 w = k - k0;
@@ -2917,11 +2900,6 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
         S->n[w] = bp_split_n(A->split[i]);
         bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
         S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
-#ifdef BP_ROW_RUNS
-        bp_u32 row = (bp_u32)(S->W.y0[w] * P->gw);
-        S->ka[w] = A->cell_start[row + (bp_u32)S->W.x0[w]];
-        S->kb[w] = A->cell_start[row + (bp_u32)S->W.x1[w] + 1u];
-#endif
     }
 }
 
@@ -2994,15 +2972,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
 #endif
     for (bp_i32 gy = S->W.y0[w]; gy <= S->W.y1[w]; gy++) {
         bp_u32 row = (bp_u32)(gy * P->gw);
-#ifdef BP_ROW_RUNS
-        bp_u32 k0 = S->ka[w], k1 = S->kb[w];
-        if (gy != S->W.y0[w]) {
-            k0 = cell_start[row + (bp_u32)x0];
-            k1 = cell_start[row + (bp_u32)x1 + 1u];
-        }
-#else
         bp_u32 k0 = cell_start[row + (bp_u32)x0], k1 = cell_start[row + (bp_u32)x1 + 1u];
-#endif
         k0 = k0 > lo ? k0 : lo;
         k1 = k1 < hi ? k1 : hi;
 #ifdef BP_ROW_MASKED
