@@ -2672,8 +2672,8 @@ typedef struct bp_once_list {
  * From the forty-second to the forty-sixth session the same build also
  * gathered each window's first-row run (cell_start at the row's two ends)
  * in lanes as the block was filled (BP_ROW_RUNS); without it the rain
- * and the pile were level on the Xeon and 0.91-0.94 of the frame time on
- * a Zen 5, whose gathers cost more (docs/benchmarks.md, forty-seventh
+ * and the pile were level on the Xeon and 0.963-0.970 of the frame time
+ * on a Zen 5, whose gathers cost more (docs/benchmarks.md, forty-seventh
  * session). */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 #define BP_ROW_MASKED 1
