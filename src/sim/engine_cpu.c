@@ -15,6 +15,8 @@
 #include "step.h"
 #include "cpu_blocks.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,7 +44,11 @@ typedef struct cpu_engine {
     int gaps;               /* pass 5 reads the segment grid's gaps (BALLPIT_CPU_SEGGAP) */
     double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
+    float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
 } cpu_engine;
+
+/* Floats between two threads' v2t slots: a cache line each. */
+#define V2T_STRIDE 16
 
 /* Grows one scratch array to bytes, on a cache line (bp_grow_aligned),
  * its contents not kept (they are dead between attaches); on failure the
@@ -99,7 +105,8 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     /* 4 float arrays, cell (best), ncontact; sorted and spos with their pad */
     c->base.bytes = (size_t)c->cap * (4 * sizeof(float) + 4 + 1) +
                     ((size_t)c->cap + BP_SCREEN_PAD) * (4 + 2 * sizeof(float)) +
-                    (size_t)c->cell_cap * 4 + ((size_t)c->sg.cap_cells + c->sg.cap_list) * 4;
+                    (size_t)c->cell_cap * 4 + ((size_t)c->sg.cap_cells + c->sg.cap_list) * 4 +
+                    (size_t)c->base.threads * V2T_STRIDE * sizeof(float);
     return 0;
 }
 
@@ -223,6 +230,78 @@ static int team_thread(void)
 #endif
 }
 
+/* The team's barrier between two passes where there are no more threads
+ * than cores: a counter and a generation, spun on. libgomp's barrier
+ * makes a futex call every time (to wake sleepers), which on the 2-core
+ * virtual machines of this project made it 1.45 us where this one takes
+ * 0.23 us (a loop of barriers on two threads), at six barriers a
+ * sub-step. A thread that has spun long (its peer descheduled: other
+ * processes on the cores) yields its core. The counter's add (acquire
+ * and release) and the generation's store and loads order every write
+ * before the barrier before every read after it. */
+typedef struct spin_barrier {
+    _Alignas(64) atomic_uint count;
+    _Alignas(64) atomic_uint gen;
+} spin_barrier;
+
+/* Spins before a waiting thread yields its core: about 40 us on the
+ * 2-core hosts (a pause there is 20 ns), several times a usual wait. Two
+ * processes of two threads on two cores (a parallel test run) took 3.1-3.4
+ * s for what one took 1.4-1.7 s alone; 3.7-3.9 s after 16,384 spins, 20 s
+ * after 65,536, and 12 s with OpenMP's barrier, which spins longer
+ * still before it sleeps. */
+#define SPIN_YIELD_AFTER 2048u
+
+static void spin_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void spin_wait(spin_barrier *b, int team)
+{
+    unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
+    if (atomic_fetch_add_explicit(&b->count, 1u, memory_order_acq_rel) + 1u == (unsigned)team) {
+        atomic_store_explicit(&b->count, 0u, memory_order_relaxed);
+        atomic_store_explicit(&b->gen, g + 1u, memory_order_release);
+        return;
+    }
+    for (unsigned k = 0; atomic_load_explicit(&b->gen, memory_order_acquire) == g; k++) {
+        if (k < SPIN_YIELD_AFTER)
+            spin_relax();
+        else
+            sched_yield();
+    }
+}
+
+/* The barrier after a pass: spin_wait where spin (no more threads than
+ * cores), else OpenMP's; none in a team of one. */
+static void team_wait(spin_barrier *b, int spin, int team)
+{
+    if (team == 1)
+        return;
+    if (spin) {
+        spin_wait(b, team);
+        return;
+    }
+#pragma omp barrier
+}
+
+/* The largest speed squared of the team's threads' slots, in every
+ * thread after the barrier that follows their writes (max is exact: the
+ * same float as OpenMP's reduction gave). */
+static float team_v2max(const float *v2t, int team)
+{
+    float v2 = 0.0f;
+    for (int u = 0; u < team; u++)
+        if (v2t[V2T_STRIDE * u] > v2)
+            v2 = v2t[V2T_STRIDE * u];
+    return v2;
+}
+
 /* Pass 1 for balls i0..i1-1 right after their pass 5 (the next
  * sub-step's), its time added to *took where took is not NULL. */
 static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
@@ -263,12 +342,26 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * five times per sub-step. */
         uint32_t *cnt[GRID_PARTS];
         const int parts = grid_count_arrays(c, ncells, cnt);
-        float v2max = 0.0f;
+        float *v2t = c->v2t;
+        spin_barrier bar;
+        atomic_init(&bar.count, 0u);
+        atomic_init(&bar.gen, 0u);
+#ifdef _OPENMP
+        const int spin = nt <= omp_get_num_procs();
+#else
+        const int spin = 1;
+#endif
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tint = 0.0; /* tint: thread 0's fused pass 1 */
         double took[ONCE_TEAM], mtook[ONCE_TEAM]; /* each thread's pass 3 and 5 */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
 #pragma omp parallel num_threads(nt)
         {
+        /* the loops end without OpenMP's barrier (nowait): team_wait
+         * after each, where the next pass reads what another thread
+         * wrote; each thread's largest v^2 of pass 1 in its slot of v2t,
+         * read after such a barrier (the loops' max reductions until the
+         * forty-eighth session) */
+        const int me = team_thread();
         /* the grid built in gp partitions: one a thread where each has
          * a count array, else as many as there are arrays (a team of more
          * than the 4-16 the scratch holds: the serial build had made the
@@ -288,32 +381,33 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * clock's singles wait for no one, and the last single of a
          * sub-step starts the next one's clock. */
 #pragma omp single
-        {
-            t0 = bp_now();
-            v2max = 0.0f;
-        }
+        t0 = bp_now();
         for (uint32_t s = 0; s < nsub; s++) {
             if (s == 0) {
                 /* pass 1 of the first sub-step; the others' is fused
                  * into the last sub-step's pass 5, below */
-#pragma omp for schedule(static) reduction(max : v2max)
+                float v2me = 0.0f;
+#pragma omp for schedule(static) nowait
                 for (int bk = 0; bk < nb; bk++)
-                    v2max = B->integrate(&P, &A, c->cell, (uint32_t)bk * BP_BLOCK,
-                                         block_end(bk, n), v2max);
+                    v2me = B->integrate(&P, &A, c->cell, (uint32_t)bk * BP_BLOCK,
+                                        block_end(bk, n), v2me);
+                v2t[V2T_STRIDE * me] = v2me;
+                team_wait(&bar, spin, team);
             }
 #pragma omp single nowait
             t1 = bp_now();
             /* a partition per thread where each has a count array (the
              * same thread in the count's and the place's loops: static
              * loops of one length), else as many as there are arrays */
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
             for (int u = 0; u < gp; u++) {
                 uint32_t i0, i1;
                 grid_partition(u, gp, nb, n, &i0, &i1);
                 bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
                 grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
             }
-#pragma omp for schedule(static)
+            team_wait(&bar, spin, team);
+#pragma omp for schedule(static) nowait
             for (int k = 0; k < ns; k++) {
                 uint32_t c0, c1, run = 0;
                 for (int q = 0; q < k; q++)
@@ -324,49 +418,50 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 if (k == 0)
                     cnt[0][ncells] = (uint32_t)n;
             }
-#pragma omp for schedule(static)
+            team_wait(&bar, spin, team);
+#pragma omp for schedule(static) nowait
             for (int u = 0; u < gp; u++) {
                 uint32_t i0, i1;
                 grid_partition(u, gp, nb, n, &i0, &i1);
                 bp_grid_place(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos, P.ystride);
             }
-            float vmax = sqrtf(v2max);
+            team_wait(&bar, spin, team);
+            float vmax = sqrtf(team_v2max(v2t, team));
 #pragma omp single nowait
             t2 = bp_now();
             if (c->twice) {
-#pragma omp for schedule(dynamic, ch)
+#pragma omp for schedule(dynamic, ch) nowait
                 for (int b = 0; b < nb; b++)
                     B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
+                team_wait(&bar, spin, team);
             } else if (team == 1 || team > ONCE_TEAM) {
                 /* one range of slots per thread (each walks its ghosts too,
                  * a row or two of balls: more ranges cost more than the
                  * balance they give) */
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
                 for (int u = 0; u < team; u++)
                     B->contacts_once(&P, &A, vmax, (uint32_t)((int64_t)n * u / team),
                                      (uint32_t)((int64_t)n * (u + 1) / team));
+                team_wait(&bar, spin, team);
             } else {
                 /* the same, each thread's share of the slots moved towards
                  * what it got through in the last sub-step (a core that
                  * the host slows, a range with more pairs) */
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
                 for (int u = 0; u < team; u++) {
                     double ts = bp_now();
                     uint32_t end = u + 1 == team ? (uint32_t)n : once_cut(c->share, u + 1, n);
                     B->contacts_once(&P, &A, vmax, once_cut(c->share, u, n), end);
                     took[u] = bp_now() - ts;
                 }
+                team_wait(&bar, spin, team);
 #pragma omp single nowait
                 once_rebalance(c->share, took, team, n);
             }
-            /* every thread read v2max before pass 3's barrier, and pass
-             * 5 (which takes the next sub-step's maximum) begins after
-             * pass 4's */
-#pragma omp single nowait
-            v2max = 0.0f;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
             for (int b = 0; b < nb; b++)
                 B->resolve(&P, &A, (uint32_t)b * BP_BLOCK, block_end(b, n));
+            team_wait(&bar, spin, team);
 #pragma omp single nowait
             t3 = bp_now();
             /* pass 1 of the next sub-step block by block after pass 5,
@@ -380,15 +475,18 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
              * ones: the phase times' pass 1, an estimate (a clock read
              * around every block of every sub-step cost 2% of the frame
              * time) */
-            const int clock = next && s == 0 && team_thread() == 0;
+            const int clock = next && s == 0 && me == 0;
+            /* every thread read v2t after pass 2's barrier, and this pass
+             * begins after pass 4's */
+            float v2me = 0.0f;
             if (team == 1 || team > ONCE_TEAM) {
-#pragma omp for schedule(dynamic, ch) reduction(max : v2max)
+#pragma omp for schedule(dynamic, ch) nowait
                 for (int b = 0; b < nb; b++) {
                     uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = block_end(b, n);
                     B->move(&P, &A, i0, i1);
                     if (next)
-                        v2max = fused_integrate(B, &P, &A, c->cell, i0, i1, v2max,
-                                                clock ? &tint : NULL);
+                        v2me = fused_integrate(B, &P, &A, c->cell, i0, i1, v2me,
+                                               clock ? &tint : NULL);
                 }
             } else {
                 /* one range of balls per thread, cut by the threads' times
@@ -396,7 +494,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                  * it summed, their lines in its cache, where blocks handed
                  * out in turn bounce them between the cores (0.88-0.97 of
                  * the frame time against runs of four blocks) */
-#pragma omp for schedule(static) reduction(max : v2max)
+#pragma omp for schedule(static) nowait
                 for (int u = 0; u < team; u++) {
                     double ts = bp_now();
                     uint32_t i0, i1;
@@ -405,11 +503,15 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         uint32_t e = i1 - i > BP_BLOCK ? i + BP_BLOCK : i1;
                         B->move(&P, &A, i, e);
                         if (next)
-                            v2max = fused_integrate(B, &P, &A, c->cell, i, e, v2max,
-                                                    clock ? &tint : NULL);
+                            v2me = fused_integrate(B, &P, &A, c->cell, i, e, v2me,
+                                                   clock ? &tint : NULL);
                     }
                     mtook[u] = bp_now() - ts;
                 }
+            }
+            v2t[V2T_STRIDE * me] = v2me;
+            team_wait(&bar, spin, team);
+            if (team > 1 && team <= ONCE_TEAM) {
 #pragma omp single nowait
                 once_rebalance(c->mshare, mtook, team, n);
             }
@@ -493,7 +595,7 @@ static void cpu_destroy(bp_engine *e)
     cpu_engine *c = (cpu_engine *)e;
     free(c->scratch);
     free(c->cell); free(c->sorted); free(c->spos); free(c->cell_start);
-    free(c->ncontact);
+    free(c->ncontact); free(c->v2t);
     bp_seggrid_free(&c->sg);
     free(c);
 }
@@ -521,6 +623,12 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
 #endif
     c->base.threads = t;
     c->base.host_cores = t;
+    c->v2t = bp_grow_aligned(NULL, 0, (size_t)t * V2T_STRIDE * sizeof(float));
+    if (!c->v2t) {
+        bp_fail(err, errlen, "cpu engine: out of memory");
+        free(c);
+        return NULL;
+    }
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
         c->share[u] = c->mshare[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
     /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the
@@ -541,11 +649,13 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
                 bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s needs %s, which this processor or "
                                      "build lacks", lanes,
                         strcmp(lanes, "8") == 0 ? "AVX2 (x86-64-v3)" : "AVX-512 (x86-64-v4)");
+                free(c->v2t);
                 free(c);
                 return NULL;
             }
         } else {
             bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s is not 1, 4, 8 or 16", lanes);
+            free(c->v2t);
             free(c);
             return NULL;
         }
@@ -557,6 +667,7 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     c->gaps = 1;
     if (bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
         bp_env_choice("", "BALLPIT_CPU_SEGGAP", "1", "0", &c->gaps, err, errlen)) {
+        free(c->v2t);
         free(c);
         return NULL;
     }
