@@ -376,10 +376,10 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * 0.94-0.96 of the frame time against one block at a time */
         int ch = nb / (4 * team);
         ch = ch < 1 ? 1 : ch > 4 ? 4 : ch;
-        /* Barriers (each worksharing loop's end, each single without
-         * nowait) only where a pass reads what another thread wrote: the
-         * clock's singles wait for no one, and the last single of a
-         * sub-step starts the next one's clock. */
+        /* Barriers (team_wait, and the single below) only where a pass
+         * reads what another thread wrote: the clock's singles wait for
+         * no one, and the last single of a sub-step starts the next
+         * one's clock. */
 #pragma omp single
         t0 = bp_now();
         for (uint32_t s = 0; s < nsub; s++) {
