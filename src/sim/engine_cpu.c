@@ -44,6 +44,7 @@ typedef struct cpu_engine {
     int gaps;               /* pass 5 reads the segment grid's gaps (BALLPIT_CPU_SEGGAP) */
     double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
+    double gshare[ONCE_TEAM + 1]; /* where each thread's balls begin in the grid build */
     float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
 } cpu_engine;
 
@@ -191,6 +192,17 @@ static void move_range(const double *mshare, int u, int team, int n, uint32_t *i
 {
     *i0 = once_cut(mshare, u, n) & ~63u;
     *i1 = u + 1 == team ? (uint32_t)n : once_cut(mshare, u + 1, n) & ~63u;
+}
+
+/* Partition u of the grid build's parts: by the threads' times (gshare,
+ * as pass 5's ranges) where bal, else whole blocks in equal numbers. */
+static void grid_range(const double *gshare, int bal, int u, int parts, int nb, int n,
+                       uint32_t *i0, uint32_t *i1)
+{
+    if (bal)
+        move_range(gshare, u, parts, n, i0, i1);
+    else
+        grid_partition(u, parts, nb, n, i0, i1);
 }
 
 /* Moves the cuts of the team's ranges half way towards those that would
@@ -352,7 +364,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         const int spin = 1;
 #endif
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tint = 0.0; /* tint: thread 0's fused pass 1 */
-        double took[ONCE_TEAM], mtook[ONCE_TEAM]; /* each thread's pass 3 and 5 */
+        double took[ONCE_TEAM], mtook[ONCE_TEAM], gtook[ONCE_TEAM]; /* pass 3, 5, the grid */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
 #pragma omp parallel num_threads(nt)
         {
@@ -368,6 +380,11 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * grid 9.77 of a 100k rain's 22.94 ms on 16 threads) */
         const int team = team_size(), gp = team < parts ? team : parts;
         const int ns = team < GRID_SPANS ? team : GRID_SPANS;
+        /* the grid's parts cut by the threads' times in the last
+         * sub-step's count and place, where each thread has one: a
+         * part's place costs more where its balls crowd a few cells (a
+         * chain of updates of one count) or have left grid order */
+        const int gbal = team > 1 && team <= ONCE_TEAM && gp == team;
         const uint32_t span = ((ncells + (uint32_t)ns - 1u) / (uint32_t)ns + 15u) & ~15u;
         /* where passes 3 and 5 hand out blocks (pass 3 evaluating each
          * pair twice, teams over ONCE_TEAM), runs of them, about four per thread
@@ -401,10 +418,12 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
              * loops of one length), else as many as there are arrays */
 #pragma omp for schedule(static) nowait
             for (int u = 0; u < gp; u++) {
+                double ts = bp_now();
                 uint32_t i0, i1;
-                grid_partition(u, gp, nb, n, &i0, &i1);
+                grid_range(c->gshare, gbal, u, gp, nb, n, &i0, &i1);
                 bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
                 grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
+                gtook[u] = bp_now() - ts;
             }
             team_wait(&bar, spin, team);
 #pragma omp for schedule(static) nowait
@@ -421,11 +440,17 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             team_wait(&bar, spin, team);
 #pragma omp for schedule(static) nowait
             for (int u = 0; u < gp; u++) {
+                double ts = bp_now();
                 uint32_t i0, i1;
-                grid_partition(u, gp, nb, n, &i0, &i1);
+                grid_range(c->gshare, gbal, u, gp, nb, n, &i0, &i1);
                 bp_grid_place(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos, P.ystride);
+                gtook[u] += bp_now() - ts;
             }
             team_wait(&bar, spin, team);
+            if (gbal) {
+#pragma omp single nowait
+                once_rebalance(c->gshare, gtook, team, n);
+            }
             float vmax = sqrtf(team_v2max(v2t, team));
 #pragma omp single nowait
             t2 = bp_now();
@@ -630,7 +655,8 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
         return NULL;
     }
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
-        c->share[u] = c->mshare[u] = t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
+        c->share[u] = c->mshare[u] = c->gshare[u] =
+            t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
     /* Passes 1 and 3-5 in blocks of balls, 16 lanes wide where the
      * processor has AVX-512 (x86-64-v4), 8 with AVX2 (x86-64-v3), else 4
      * (cpu_blocks.h). BALLPIT_CPU_LANES picks: 1 runs them one ball at a
