@@ -648,12 +648,6 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
 #endif
     c->base.threads = t;
     c->base.host_cores = t;
-    c->v2t = bp_grow_aligned(NULL, 0, (size_t)t * V2T_STRIDE * sizeof(float));
-    if (!c->v2t) {
-        bp_fail(err, errlen, "cpu engine: out of memory");
-        free(c);
-        return NULL;
-    }
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
         c->share[u] = c->mshare[u] = c->gshare[u] =
             t <= ONCE_TEAM && u <= t ? (double)u / t : 1.0;
@@ -675,13 +669,11 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
                 bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s needs %s, which this processor or "
                                      "build lacks", lanes,
                         strcmp(lanes, "8") == 0 ? "AVX2 (x86-64-v3)" : "AVX-512 (x86-64-v4)");
-                free(c->v2t);
                 free(c);
                 return NULL;
             }
         } else {
             bp_fail(err, errlen, "BALLPIT_CPU_LANES=%s is not 1, 4, 8 or 16", lanes);
-            free(c->v2t);
             free(c);
             return NULL;
         }
@@ -693,7 +685,12 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     c->gaps = 1;
     if (bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
         bp_env_choice("", "BALLPIT_CPU_SEGGAP", "1", "0", &c->gaps, err, errlen)) {
-        free(c->v2t);
+        free(c);
+        return NULL;
+    }
+    c->v2t = bp_grow_aligned(NULL, 0, (size_t)t * V2T_STRIDE * sizeof(float));
+    if (!c->v2t) {
+        bp_fail(err, errlen, "cpu engine: out of memory");
         free(c);
         return NULL;
     }
