@@ -2680,14 +2680,16 @@ typedef struct bp_once_list {
 #endif
 
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
- * i sides load and permute as bp_vpair_i_side's do), with their windows:
- * position, velocity, radius, mass, bp_split_n; the last BP_LANES + 1 are
- * padding (0). */
+ * i sides load and permute as bp_vpair_i_side's do), or the balls of a
+ * list of slots, entry w the list's w-th (k0 0: the ghosts of
+ * bp_once_contacts), with their windows: position, velocity, radius, mass,
+ * bp_split_n, the ball's index; the last BP_LANES + 1 are padding (0). */
 typedef struct bp_slot_block {
     BP_ALIGN64 float x[BP_BLOCK + BP_LANES];
     float y[BP_BLOCK + BP_LANES];
     float vx[BP_BLOCK + BP_LANES], vy[BP_BLOCK + BP_LANES];
     float r[BP_BLOCK + BP_LANES], m[BP_BLOCK + BP_LANES], n[BP_BLOCK + BP_LANES];
+    bp_u32 id[BP_BLOCK + BP_LANES];
     bp_block_reach W;
     bp_u32 k0;
 } bp_slot_block;
@@ -2734,16 +2736,15 @@ BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u3
     BP_F4STORE(a, A->sum + 4u * q);
 }
 
-/* The i side of v from S: v->i holds the lanes' slots - S->k0 (b0 its
- * first lane's), and is left holding the balls' indices (from sorted, the
- * grid's order from slot S->k0). */
-BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted, bp_vpair *v,
-                          bp_u32 b0, bp_vf *vxi, bp_vf *vyi)
+/* The i side of v from S: v->i holds the lanes' entries of S (b0 its
+ * first lane's), and is left holding the balls' indices (S->id). */
+BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf *vxi,
+                          bp_vf *vyi)
 {
 #ifdef BP_HAVE_VPERM
     bp_vu d = v->i - BP_VUSPLAT(b0);
     if (!BP_VANY(d >= BP_VUSPLAT(BP_LANES))) {
-        v->i = BP_VASU(bp_vperm((BP_GLOBAL const float *)(BP_GLOBAL const void *)sorted, b0, d));
+        v->i = BP_VASU(BP_VPERM_P((const float *)(const void *)S->id, b0, d));
         v->xi = BP_VPERM_P(S->x, b0, d);
         v->yi = BP_VPERM_P(S->y, b0, d);
         v->ri = BP_VPERM_P(S->r, b0, d);
@@ -2758,7 +2759,7 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, BP_GLOBAL const bp_u32 *sorted
 #endif
     bp_u32 I[BP_LANES];
     BP_VSTORE(v->i, I);
-    v->i = BP_VGATHERU(sorted, I);
+    v->i = BP_VGATHERU(S->id, I);
     v->xi = BP_VGATHER(S->x, I);
     v->yi = BP_VGATHER(S->y, I);
     v->ri = BP_VGATHER(S->r, I);
@@ -2786,7 +2787,7 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         bp_vpair v;
         bp_vf vxi, vyi;
         v.i = (word >> BP_ONCE_ISHIFT) & BP_VUSPLAT(255u);
-        bp_once_i_side(S, A->sorted + S->k0, &v, BP_ONCE_I(L->j[p]), &vxi, &vyi);
+        bp_once_i_side(S, &v, BP_ONCE_I(L->j[p]), &vxi, &vyi);
         bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
         bp_vterms o;
         bp_vpush oj;
@@ -2853,6 +2854,50 @@ BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
     }
 }
 
+/* Entries w .. w + BP_LANES - 1 of S: the balls J (indices) at x, y. */
+BP_FN void bp_slot_block_lanes(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                               bp_vf x, bp_vf y, const bp_u32 *J, bp_u32 w, bp_slot_block *S)
+{
+    bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J);
+    bp_vf r = BP_VGATHER_OR(P->r0, A->r, J), m = BP_VGATHER_OR(P->m0, A->m, J);
+    bp_vf nn = bp_vsplit_n(A->split, J);
+    BP_VSTORE(x, S->x + w);
+    BP_VSTORE(y, S->y + w);
+    BP_VSTORE(vx, S->vx + w);
+    BP_VSTORE(vy, S->vy + w);
+    BP_VSTORE(r, S->r + w);
+    BP_VSTORE(m, S->m + w);
+    BP_VSTORE(nn, S->n + w);
+    bp_vu id = BP_VLOADU(J);
+    BP_VSTORE(id, S->id + w);
+    bp_vwindows(P, vmax, x, y, vx, vy, r, &S->W, w);
+    /* the rows above the ball's own hold only slots before its own,
+     * which this pass does not screen: its window starts at its row */
+    bp_vi cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
+    BP_VSTORE(cy, S->W.y0 + w);
+}
+
+/* Entry w of S: the ball in slot k, or padding (0) where there is none. */
+BP_FN void bp_slot_block_one(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                             int any, bp_u32 k, bp_u32 w, bp_slot_block *S)
+{
+    S->x[w] = S->y[w] = S->vx[w] = S->vy[w] = S->r[w] = S->m[w] = S->n[w] = 0.0f;
+    S->id[w] = 0u;
+    if (!any)
+        return;
+    bp_u32 i = A->sorted[k];
+    S->x[w] = A->spos[k];
+    S->y[w] = A->spos[P->ystride + k];
+    S->vx[w] = A->vx[i];
+    S->vy[w] = A->vy[i];
+    S->r[w] = A->r[i];
+    S->m[w] = A->m[i];
+    S->n[w] = bp_split_n(A->split[i]);
+    S->id[w] = i;
+    bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
+    S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
+}
+
 /* Fills S with the balls in slots k0..k1-1 (at most BP_BLOCK). */
 BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                               bp_u32 k0, bp_u32 k1, bp_slot_block *S)
@@ -2867,40 +2912,30 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
 #else
         const bp_u32 *J = A->sorted + k;
 #endif
-        bp_u32 w = k - k0;
-        bp_vf x = BP_VLOAD(spos + k), y = BP_VLOAD(spos + P->ystride + k);
-        bp_vf vx = BP_VGATHER(A->vx, J), vy = BP_VGATHER(A->vy, J);
-        bp_vf r = BP_VGATHER_OR(P->r0, A->r, J), m = BP_VGATHER_OR(P->m0, A->m, J);
-        bp_vf nn = bp_vsplit_n(A->split, J);
-        BP_VSTORE(x, S->x + w);
-        BP_VSTORE(y, S->y + w);
-        BP_VSTORE(vx, S->vx + w);
-        BP_VSTORE(vy, S->vy + w);
-        BP_VSTORE(r, S->r + w);
-        BP_VSTORE(m, S->m + w);
-        BP_VSTORE(nn, S->n + w);
-        bp_vwindows(P, vmax, x, y, vx, vy, r, &S->W, w);
-        /* the rows above the ball's own hold only slots before its own,
-         * which this pass does not screen: its window starts at its row */
-        bp_vi cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
-        BP_VSTORE(cy, S->W.y0 + w);
+        bp_slot_block_lanes(P, A, vmax, BP_VLOAD(spos + k), BP_VLOAD(spos + P->ystride + k), J,
+                            k - k0, S);
     }
-    for (; k < k1 + BP_LANES; k++) {
-        bp_u32 w = k - k0;
-        S->x[w] = S->y[w] = S->vx[w] = S->vy[w] = S->r[w] = S->m[w] = S->n[w] = 0.0f;
-        if (k >= k1)
-            continue;
-        bp_u32 i = A->sorted[k];
-        S->x[w] = spos[k];
-        S->y[w] = spos[P->ystride + k];
-        S->vx[w] = A->vx[i];
-        S->vy[w] = A->vy[i];
-        S->r[w] = A->r[i];
-        S->m[w] = A->m[i];
-        S->n[w] = bp_split_n(A->split[i]);
-        bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
-        S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
+    for (; k < k1 + BP_LANES; k++)
+        bp_slot_block_one(P, A, vmax, k < k1, k, k - k0, S);
+}
+
+/* Fills S with the balls in the slots K[0..nb-1] (at most BP_BLOCK; K has
+ * room for BP_LANES more words), entry w the ball in slot K[w]; S->k0 0. */
+BP_FN void bp_slot_block_fill_at(const bp_step_params *P, const bp_block_arrays *A,
+                                 float vmax, const bp_u32 *K, bp_u32 nb, bp_slot_block *S)
+{
+    bp_u32 w = 0u;
+    S->k0 = 0u;
+    BP_GLOBAL const float *sposy = A->spos + P->ystride;
+    for (; w + BP_LANES <= nb; w += BP_LANES) {
+        const bp_u32 *Kw = K + w;
+        bp_u32 J[BP_LANES];
+        bp_vu id = BP_VGATHERU(A->sorted, Kw);
+        BP_VSTORE(id, J);
+        bp_slot_block_lanes(P, A, vmax, BP_VGATHER(A->spos, Kw), BP_VGATHER(sposy, Kw), J, w, S);
     }
+    for (; w < nb + BP_LANES; w++)
+        bp_slot_block_one(P, A, vmax, w < nb, w < nb ? K[w] : 0u, w, S);
 }
 
 #ifdef BP_ROW_MASKED
@@ -3051,32 +3086,47 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
         bp_i32 ca = (bp_i32)bp_cell_of(P, A->spos[a], A->spos[P->ystride + a]);
         bp_i32 c0 = ca - wr * P->gw - wr;
-        for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a; g += BP_BLOCK) {
-            bp_u32 g1 = a - g > BP_BLOCK ? g + BP_BLOCK : a;
-            bp_slot_block_fill(P, A, vmax, g, g1, &S);
-            bp_once_zero(A, &z, bp_slot_block_reach(P, A, &S, g1 - g, b));
-            /* Only the ghosts whose window's last cell is slot a's cell
-             * or after can have a partner at a or after (the cells before
-             * it hold only slots before a): their slots, picked in lanes,
-             * are screened; the others, about two in three on the rain,
-             * are not (the same pairs: the rain 10k 0.99 of the frame
-             * time, PoCL's 0.97-0.99; docs/benchmarks.md, forty-third
-             * session). */
-            bp_u32 gk[BP_BLOCK + BP_LANES], ng = 0u;
-            bp_u32 k = g;
-            for (; k + BP_LANES <= g1; k += BP_LANES) {
-                bp_u32 w = k - g;
+        /* Only the ghosts whose window's last cell is slot a's cell or
+         * after can have a partner at a or after (the cells before it hold
+         * only slots before a): about one in four on the rain. They are
+         * picked in two steps: first by position alone, in lanes from
+         * the slots' positions in grid order, with the reach of the
+         * fastest largest ball (rm, a little more, so no ghost is missed:
+         * a window's last cell grows with its reach); those are filled in
+         * (bp_slot_block_fill_at) and picked again by their windows, and
+         * only those screened: the same pairs. (Screening only the
+         * picked: the rain 10k 0.99 of the frame time, PoCL's 0.97-0.99,
+         * forty-third session. Until the forty-ninth every ball of the
+         * rows before was filled in, four in five of them for nothing:
+         * the rain 10k 0.986-0.990 of the frame time, the larger worlds
+         * level; docs/benchmarks.md.) */
+        float rm = reach * 1.001f + 0.01f;
+        bp_u32 gk[BP_BLOCK + BP_LANES];
+        for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a;) {
+            bp_u32 ng = 0u;
+            for (; g < a && ng + BP_LANES <= BP_BLOCK; g += BP_LANES) {
+                bp_vu k = BP_VUSPLAT(g) + BP_LANE_IDS;
+                bp_vf x = BP_VLOAD(A->spos + g), y = BP_VLOAD(A->spos + P->ystride + g);
+                bp_vi e = bp_vgrid_coord(y + rm, P->inv_cell, P->gh) * P->gw +
+                          bp_vgrid_coord(x + rm, P->inv_cell, P->gw);
+                BP_VCOMPRESS(gk, ng, (e >= ca) & BP_VASI(k < BP_VUSPLAT(a)), k);
+            }
+            if (ng == 0u)
+                continue;
+            bp_slot_block_fill_at(P, A, vmax, gk, ng, &S);
+            bp_once_zero(A, &z, bp_slot_block_reach(P, A, &S, ng, b));
+            bp_u32 hk[BP_BLOCK + BP_LANES], nh = 0u;
+            bp_u32 w = 0u;
+            for (; w + BP_LANES <= ng; w += BP_LANES) {
                 bp_vi e = BP_VASI(BP_VLOADU((const bp_u32 *)(S.W.y1 + w))) * P->gw +
                           BP_VASI(BP_VLOADU((const bp_u32 *)(S.W.x1 + w)));
-                BP_VCOMPRESS(gk, ng, e >= ca, BP_VUSPLAT(k) + BP_LANE_IDS);
+                BP_VCOMPRESS(hk, nh, e >= ca, BP_VUSPLAT(w) + BP_LANE_IDS);
             }
-            for (; k < g1; k++) {
-                bp_u32 w = k - g;
+            for (; w < ng; w++)
                 if (S.W.y1[w] * P->gw + S.W.x1[w] >= ca)
-                    gk[ng++] = k;
-            }
-            for (bp_u32 q = 0u; q < ng; q++)
-                bp_once_screen(P, A, &L, &ln, &S, gk[q], a, b, b, 0);
+                    hk[nh++] = w;
+            for (bp_u32 q = 0u; q < nh; q++)
+                bp_once_screen(P, A, &L, &ln, &S, hk[q], a, b, b, 0);
             bp_once_work_off(&L, ln, P, A, &S, 0);
             ln = 0u;
         }
