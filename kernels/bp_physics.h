@@ -3068,6 +3068,47 @@ BP_FN bp_u32 bp_slot_block_reach(const bp_step_params *P, const bp_block_arrays 
     return k < b ? k : b;
 }
 
+/* The ghosts of a range of slots that begins at a (0 < a < n): every ball
+ * whose window can reach slot a's cell (*ca), in the cells before it up to
+ * wr rows and columns back (a window reaches floor(x' / cell) for x' = x -
+ * reach, which is at most reach / cell, + the rounding of x', well under
+ * 0.05 cells, below x / cell; reach the fastest largest ball's). Returns
+ * the slot they begin at; *rm is that reach and a little more, for
+ * bp_ghost_pick. */
+BP_FN bp_u32 bp_ghost_first(const bp_step_params *P, BP_GLOBAL const bp_u32 *cell_start,
+                            BP_GLOBAL const float *spos, float vmax, bp_u32 a, bp_i32 *ca,
+                            float *rm)
+{
+    float reach = bp_reach(P, P->rmax, vmax, vmax);
+    bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
+    *ca = (bp_i32)bp_cell_of(P, spos[a], spos[P->ystride + a]);
+    *rm = reach * 1.001f + 0.01f;
+    bp_i32 c0 = *ca - wr * P->gw - wr;
+    return cell_start[c0 > 0 ? c0 : 0];
+}
+
+/* Only the ghosts whose window's last cell is ca or after can have a
+ * partner at a or after (the cells before it hold only slots before a):
+ * about one in four on the rain. The slots from *g on whose balls' windows
+ * could end there, by their positions alone with the reach rm (a window's
+ * last cell grows with its reach, and rm is over every ball's), BP_LANES
+ * slots at a time from the positions in grid order, into K (its room
+ * BP_BLOCK + BP_LANES), until a, or until K holds more than BP_BLOCK -
+ * BP_LANES; *g is left where the next call goes on. Returns how many. */
+BP_FN bp_u32 bp_ghost_pick(const bp_step_params *P, BP_GLOBAL const float *spos, bp_u32 *g,
+                           bp_u32 a, bp_i32 ca, float rm, bp_u32 *K)
+{
+    bp_u32 ng = 0u;
+    for (; *g < a && ng + BP_LANES <= BP_BLOCK; *g += BP_LANES) {
+        bp_vu k = BP_VUSPLAT(*g) + BP_LANE_IDS;
+        bp_vf x = BP_VLOAD(spos + *g), y = BP_VLOAD(spos + P->ystride + *g);
+        bp_vi e = bp_vgrid_coord(y + rm, P->inv_cell, P->gh) * P->gw +
+                  bp_vgrid_coord(x + rm, P->inv_cell, P->gw);
+        BP_VCOMPRESS(K, ng, (e >= ca) & BP_VASI(k < BP_VUSPLAT(a)), k);
+    }
+    return ng;
+}
+
 /* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
  * evaluated once. */
 BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
@@ -3077,40 +3118,19 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
     bp_slot_block S;
     bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
     if (a > 0u && a < b) {
-        /* The ghosts: every ball whose window can reach slot a's cell,
-         * in the cells before it up to wr rows and columns back: a window
-         * reaches floor(x' / cell) for x' = x - reach, which is at most
-         * reach / cell (+ the rounding of x', well under 0.05 cells)
-         * below x / cell. */
-        float reach = bp_reach(P, P->rmax, vmax, vmax);
-        bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
-        bp_i32 ca = (bp_i32)bp_cell_of(P, A->spos[a], A->spos[P->ystride + a]);
-        bp_i32 c0 = ca - wr * P->gw - wr;
-        /* Only the ghosts whose window's last cell is slot a's cell or
-         * after can have a partner at a or after (the cells before it hold
-         * only slots before a): about one in four on the rain. They are
-         * picked in two steps: first by position alone, in lanes from
-         * the slots' positions in grid order, with the reach of the
-         * fastest largest ball (rm, a little more, so no ghost is missed:
-         * a window's last cell grows with its reach); those are filled in
-         * (bp_slot_block_fill_at) and picked again by their windows, and
-         * only those screened: the same pairs. (Screening only the
-         * picked: the rain 10k 0.99 of the frame time, PoCL's 0.97-0.99,
-         * forty-third session. Until the forty-ninth every ball of the
-         * rows before was filled in, four in five of them for nothing:
-         * the rain 10k 0.986-0.990 of the frame time, the larger worlds
-         * level; docs/benchmarks.md.) */
-        float rm = reach * 1.001f + 0.01f;
+        /* The ghosts (bp_ghost_first), picked by position (bp_ghost_pick),
+         * only those filled into a block, by their slots, then picked by
+         * their windows and only those screened: the same pairs.
+         * (Screening only the picked: the rain 10k 0.99 of the frame time,
+         * PoCL's 0.97-0.99, forty-third session. Until the forty-ninth
+         * every ball of the rows before was filled in, four in five of
+         * them for nothing: the rain 10k 0.986-0.990 of the frame time,
+         * the larger worlds level; docs/benchmarks.md.) */
+        bp_i32 ca;
+        float rm;
         bp_u32 gk[BP_BLOCK + BP_LANES];
-        for (bp_u32 g = A->cell_start[c0 > 0 ? c0 : 0]; g < a;) {
-            bp_u32 ng = 0u;
-            for (; g < a && ng + BP_LANES <= BP_BLOCK; g += BP_LANES) {
-                bp_vu k = BP_VUSPLAT(g) + BP_LANE_IDS;
-                bp_vf x = BP_VLOAD(A->spos + g), y = BP_VLOAD(A->spos + P->ystride + g);
-                bp_vi e = bp_vgrid_coord(y + rm, P->inv_cell, P->gh) * P->gw +
-                          bp_vgrid_coord(x + rm, P->inv_cell, P->gw);
-                BP_VCOMPRESS(gk, ng, (e >= ca) & BP_VASI(k < BP_VUSPLAT(a)), k);
-            }
+        for (bp_u32 g = bp_ghost_first(P, A->cell_start, A->spos, vmax, a, &ca, &rm); g < a;) {
+            bp_u32 ng = bp_ghost_pick(P, A->spos, &g, a, ca, rm, gk);
             if (ng == 0u)
                 continue;
             bp_slot_block_fill_at(P, A, vmax, gk, ng, &S);

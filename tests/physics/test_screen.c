@@ -1,6 +1,8 @@
 /* test_screen.c - bp_contacts' screening of the grid rows in SIMD lanes
  * finds the same neighbours, in the same order, as a ball-by-ball scan,
- * and misses none within the reach (kernels/bp_physics.h).
+ * and misses none within the reach (kernels/bp_physics.h); the pick of a
+ * range's ghosts by position misses none of them, and their block filled
+ * from a list of slots is the contiguous fill's.
  *
  * bp_contacts screens each row run of the grid BP_LANES balls at a time
  * from spos (the positions in grid order), masks off the lanes past the
@@ -250,10 +252,130 @@ static int lanes_screen_as_one_by_one(void)
     return 0;
 }
 
+/* bp_ghost_pick, which picks a range's ghosts (bp_once_contacts) by
+ * their positions before they are filled in, keeps every ghost whose
+ * window (bp_window_one's, from the ball's own reach) ends at slot a's
+ * cell or after: random worlds with fast balls (windows over several
+ * cells) and balls at the walls, cuts all over the grid order. */
+static int ghost_pick_keeps_every_ghost(void)
+{
+    long ghosts = 0, picked = 0, scanned = 0;
+    static uint32_t K[BP_BLOCK + BP_LANES];
+    static bp_block_reach W;
+    for (int world = 0; world < 16; world++) {
+        uint32_t n = 300 + (uint32_t)frand(0.0f, 2700.0f);
+        bp_world *w = random_world(n, frand(150.0f, 700.0f), frand(120.0f, 500.0f),
+                                   world % 2 ? 900.0f : 0.0f);
+        ENSURE(w && w->count > 1);
+        grid g;
+        ENSURE(grid_build(w, &g) == 0);
+        n = w->count;
+        uint8_t *pick = malloc(n);
+        ENSURE(pick);
+        for (int cut = 0; cut < 12; cut++) {
+            uint32_t a = 1u + (uint32_t)frand(0.0f, (float)(n - 1) - 0.01f);
+            bp_i32 ca;
+            float rm;
+            uint32_t g0 = bp_ghost_first(&g.P, g.start, g.spos, g.vmax, a, &ca, &rm);
+            memset(pick, 0, n);
+            for (uint32_t k = g0; k < a;) {
+                uint32_t nk = bp_ghost_pick(&g.P, g.spos, &k, a, ca, rm, K);
+                ENSURE(nk <= BP_BLOCK);
+                for (uint32_t q = 0; q < nk; q++) {
+                    ENSURE(K[q] >= g0 && K[q] < a && (q == 0 || K[q] > K[q - 1]));
+                    pick[K[q]] = 1;
+                }
+                picked += nk;
+            }
+            for (uint32_t k = g0; k < a; k++) {
+                uint32_t j = g.sorted[k];
+                bp_window_one(&g.P, g.vmax, g.spos[k], g.spos[g.P.ystride + k], w->vx[j],
+                              w->vy[j], w->r[j], &W, 0);
+                if (W.y1[0] * g.P.gw + W.x1[0] >= ca) {
+                    ghosts++;
+                    if (!pick[k])
+                        fprintf(stderr, "world %d, cut at slot %u: the ghost in slot %u "
+                                "(window to cell %d, slot a's cell %d) was not picked\n",
+                                world, a, k, W.y1[0] * g.P.gw + W.x1[0], ca);
+                    ENSURE(pick[k]);
+                }
+                scanned++;
+            }
+        }
+        free(pick);
+        grid_free(&g);
+        bp_world_destroy(w);
+    }
+    printf("ghosts: %ld balls before the cuts, %ld picked by position, %ld ghosts by their "
+           "windows, none missed\n", scanned, picked, ghosts);
+    ENSURE(ghosts > 0 && picked >= ghosts && picked < scanned);
+    return 0;
+}
+
+/* bp_slot_block_fill_at (the ghosts' block, filled from a list of slots)
+ * leaves each entry as bp_slot_block_fill leaves the same slot's, bit for
+ * bit, and zeros past the last. */
+static int fill_at_as_fill(void)
+{
+    static bp_slot_block S1, S2;
+    static uint32_t K[BP_BLOCK + BP_LANES];
+    long entries = 0;
+    for (int world = 0; world < 8; world++) {
+        bp_world *w = random_world(300 + (uint32_t)frand(0.0f, 2700.0f), frand(150.0f, 700.0f),
+                                   frand(120.0f, 500.0f), 900.0f);
+        ENSURE(w && w->count > 0);
+        grid g;
+        ENSURE(grid_build(w, &g) == 0);
+        uint32_t n = w->count;
+        bp_block_arrays A = {.x = w->x, .y = w->y, .vx = w->vx, .vy = w->vy, .r = w->r,
+                             .m = w->m, .split = w->contacts, .cell_start = g.start,
+                             .sorted = g.sorted, .spos = g.spos};
+        for (int t = 0; t < 20; t++) {
+            uint32_t k0 = (uint32_t)frand(0.0f, (float)n - 0.01f);
+            uint32_t k1 = k0 + 1u + (uint32_t)frand(0.0f, (float)BP_BLOCK - 0.01f);
+            k1 = k1 < n ? k1 : n;
+            bp_slot_block_fill(&g.P, &A, g.vmax, k0, k1, &S1);
+            uint32_t nb = 0;
+            for (uint32_t k = k0; k < k1; k++)
+                if (t % 4 == 0 || frand(0.0f, 1.0f) < 0.4f)
+                    K[nb++] = k;
+            bp_slot_block_fill_at(&g.P, &A, g.vmax, K, nb, &S2);
+            for (uint32_t q = 0; q < nb + BP_LANES; q++) {
+                uint32_t e = q < nb ? K[q] - k0 : 0u;
+                int same = q < nb
+                    ? bp_test_same_bits(S2.x[q], S1.x[e]) && bp_test_same_bits(S2.y[q], S1.y[e]) &&
+                          bp_test_same_bits(S2.vx[q], S1.vx[e]) &&
+                          bp_test_same_bits(S2.vy[q], S1.vy[e]) &&
+                          bp_test_same_bits(S2.r[q], S1.r[e]) &&
+                          bp_test_same_bits(S2.m[q], S1.m[e]) &&
+                          bp_test_same_bits(S2.n[q], S1.n[e]) && S2.id[q] == S1.id[e] &&
+                          S2.id[q] == g.sorted[K[q]] && S2.W.x0[q] == S1.W.x0[e] &&
+                          S2.W.x1[q] == S1.W.x1[e] && S2.W.y0[q] == S1.W.y0[e] &&
+                          S2.W.y1[q] == S1.W.y1[e] &&
+                          bp_test_same_bits(S2.W.reach2[q], S1.W.reach2[e])
+                    : S2.x[q] == 0.0f && S2.y[q] == 0.0f && S2.vx[q] == 0.0f &&
+                          S2.r[q] == 0.0f && S2.m[q] == 0.0f && S2.n[q] == 0.0f && S2.id[q] == 0u;
+                if (!same)
+                    fprintf(stderr, "world %d, slots %u..%u, %u of them: entry %u (slot %u) "
+                            "differs\n", world, k0, k1 - 1u, nb, q, q < nb ? K[q] : 0u);
+                ENSURE(same);
+            }
+            entries += nb;
+        }
+        grid_free(&g);
+        bp_world_destroy(w);
+    }
+    printf("fill_at: %ld entries as the contiguous fill's\n", entries);
+    ENSURE(entries > 0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
         {"lanes_screen_as_one_by_one", lanes_screen_as_one_by_one},
+        {"ghost_pick_keeps_every_ghost", ghost_pick_keeps_every_ghost},
+        {"fill_at_as_fill", fill_at_as_fill},
     };
     return bp_test_main(argc, argv, tests, sizeof tests / sizeof *tests);
 }
