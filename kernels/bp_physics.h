@@ -2919,8 +2919,8 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
         bp_slot_block_one(P, A, vmax, k < k1, k, k - k0, S);
 }
 
-/* Fills S with the balls in the slots K[0..nb-1] (at most BP_BLOCK; K has
- * room for BP_LANES more words), entry w the ball in slot K[w]; S->k0 0. */
+/* Fills S with the balls in the slots K[0..nb-1] (at most BP_BLOCK), entry
+ * w the ball in slot K[w]; S->k0 0. */
 BP_FN void bp_slot_block_fill_at(const bp_step_params *P, const bp_block_arrays *A,
                                  float vmax, const bp_u32 *K, bp_u32 nb, bp_slot_block *S)
 {

@@ -454,12 +454,13 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             float vmax = sqrtf(team_v2max(v2t, team));
 #pragma omp single nowait
             t2 = bp_now();
+            /* the cut of pass 3's slots moved by its times (below) */
+            const int cut = !c->twice && team > 1 && team <= ONCE_TEAM;
             if (c->twice) {
 #pragma omp for schedule(dynamic, ch) nowait
                 for (int b = 0; b < nb; b++)
                     B->contacts(&P, &A, vmax, (uint32_t)b * BP_BLOCK, block_end(b, n));
-                team_wait(&bar, spin, team);
-            } else if (team == 1 || team > ONCE_TEAM) {
+            } else if (!cut) {
                 /* one range of slots per thread (each walks its ghosts too,
                  * a row or two of balls: more ranges cost more than the
                  * balance they give) */
@@ -467,7 +468,6 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 for (int u = 0; u < team; u++)
                     B->contacts_once(&P, &A, vmax, (uint32_t)((int64_t)n * u / team),
                                      (uint32_t)((int64_t)n * (u + 1) / team));
-                team_wait(&bar, spin, team);
             } else {
                 /* the same, each thread's share of the slots moved towards
                  * what it got through in the last sub-step (a core that
@@ -479,7 +479,9 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                     B->contacts_once(&P, &A, vmax, once_cut(c->share, u, n), end);
                     took[u] = bp_now() - ts;
                 }
-                team_wait(&bar, spin, team);
+            }
+            team_wait(&bar, spin, team);
+            if (cut) {
 #pragma omp single nowait
                 once_rebalance(c->share, took, team, n);
             }
