@@ -7,13 +7,16 @@
  * slots: bp_once_contacts), so the answer is the same bits for any thread
  * count, lane width and cut of the ranges. The grid build is a counting
  * sort (ties in ball-index order); the block passes build it in parallel
- * (bp_grid_count, bp_grid_offsets, bp_grid_place), the one-ball-at-a-time
+ * (bp_grid_count, bp_grid_offsets, bp_grid_place), or in worlds of up to
+ * MERGE_MAX_BALLS balls, after a call's first sub-step, from the last
+ * sub-step's grid (grid_merge.h: the same order); the one-ball-at-a-time
  * path serially (bp_grid_build).
  * The block passes of all the sub-steps of a call run in one OpenMP team.
  */
 #include "engine_impl.h"
 #include "step.h"
 #include "cpu_blocks.h"
+#include "grid_merge.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -46,7 +49,20 @@ typedef struct cpu_engine {
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
     double gshare[ONCE_TEAM + 1]; /* where each thread's balls begin in the grid build */
     float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
+    int merge;              /* the grid from the last sub-step's (grid_merge.h): GRID_* */
 } cpu_engine;
+
+/* How the block passes build the grid after a call's first sub-step
+ * (BALLPIT_CPU_GRID): counted anew, merged from the last sub-step's
+ * (grid_merge.h), or merged in worlds of up to MERGE_MAX_BALLS balls.
+ * Measured on the 2-core Zen 5 (ab_frames, two threads, the same bits):
+ * the merge 0.93 of the frame time on the rain 1k, 0.98-0.99 on the rain
+ * 10k, 0.95 on the pile 10k, 0.97-0.98 on the pile 25k, level on the rain
+ * 25k, but 1.03 on the rain 50k, whose merge's gathers of the balls'
+ * positions leave the core's cache (docs/benchmarks.md, fiftieth
+ * session). */
+enum { GRID_COUNT, GRID_MERGE, GRID_AUTO };
+#define MERGE_MAX_BALLS 32768u
 
 /* Floats between two threads' v2t slots: a cache line each. */
 #define V2T_STRIDE 16
@@ -347,6 +363,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                          c->best, c->ncontact, c->scratch, lx1, ly1, lx2, ly2, seg_start,
                          seg_list, c->gaps ? c->sg.gap : NULL};
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
+    const int merge =
+        c->merge == GRID_MERGE || (c->merge == GRID_AUTO && (uint32_t)n <= MERGE_MAX_BALLS);
     if (B) {
         /* One team for all the sub-steps: each pass a worksharing loop
          * (its end the barrier the next pass needs), the grid's offsets
@@ -366,6 +384,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tint = 0.0; /* tint: thread 0's fused pass 1 */
         double took[ONCE_TEAM], mtook[ONCE_TEAM], gtook[ONCE_TEAM]; /* pass 3, 5, the grid */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
+        uint32_t moved[BP_MERGE_MAX_PARTS];        /* each merge part's movers */
 #pragma omp parallel num_threads(nt)
         {
         /* the loops end without OpenMP's barrier (nowait): team_wait
@@ -413,6 +432,25 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             }
 #pragma omp single nowait
             t1 = bp_now();
+            int merged = 0;
+            if (merge && s > 0 && team <= BP_MERGE_MAX_PARTS) {
+                /* the last sub-step's grid in parts of whole cells, cut
+                 * where pass 3's ranges of slots began */
+                bp_merge_part mp[BP_MERGE_MAX_PARTS];
+                uint32_t cut[BP_MERGE_MAX_PARTS];
+                for (int u = 0; u < team; u++)
+                    cut[u] = u ? once_cut(c->share, u, n) : 0u;
+                bp_merge_cut(c->cell_start, ncells, (uint32_t)n, team, cut, mp);
+                moved[me] = bp_merge_scan(B, &mp[me], P.inv_cell, P.gw, P.gh, c->sorted, c->spos,
+                                          P.ystride, c->cell, (uint32_t *)c->scratch);
+                team_wait(&bar, spin, team);
+                if (bp_merge_fits(mp, team, moved)) {
+                    bp_merge_place(B, mp, team, me, moved, (uint32_t *)c->scratch, c->cell_start,
+                                   c->sorted, x, y, c->spos, P.ystride);
+                    merged = 1;
+                }
+            }
+            if (!merged) {
             /* a partition per thread where each has a count array (the
              * same thread in the count's and the place's loops: static
              * loops of one length), else as many as there are arrays */
@@ -446,8 +484,9 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 bp_grid_place(c->cell, i0, i1, cnt[u], c->sorted, x, y, c->spos, P.ystride);
                 gtook[u] += bp_now() - ts;
             }
+            }
             team_wait(&bar, spin, team);
-            if (gbal) {
+            if (gbal && !merged) {
 #pragma omp single nowait
                 once_rebalance(c->gshare, gtook, team, n);
             }
@@ -683,8 +722,22 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
     /* BALLPIT_CPU_PAIRS=twice: pass 3 as bp_block_contacts, each pair
      * evaluated for both its balls; BALLPIT_CPU_SEGGAP=0: pass 5 walks the
      * segment cells of every ball's box, not first reading the gap of its
-     * cell (the same bits either way; for A/B runs) */
+     * cell; BALLPIT_CPU_GRID=count or merge: the grid after a call's
+     * first sub-step always counted anew or always merged, auto (the
+     * default) merged in worlds of up to MERGE_MAX_BALLS (the same bits
+     * either way; for A/B runs) */
     c->gaps = 1;
+    c->merge = GRID_AUTO;
+    const char *grid = getenv("BALLPIT_CPU_GRID");
+    if (grid && *grid) {
+        if (strcmp(grid, "count") == 0 || strcmp(grid, "merge") == 0) {
+            c->merge = grid[0] == 'm' ? GRID_MERGE : GRID_COUNT;
+        } else if (strcmp(grid, "auto") != 0) {
+            bp_fail(err, errlen, "BALLPIT_CPU_GRID=%s is not auto, merge or count", grid);
+            free(c);
+            return NULL;
+        }
+    }
     if (bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
         bp_env_choice("", "BALLPIT_CPU_SEGGAP", "1", "0", &c->gaps, err, errlen)) {
         free(c);
