@@ -160,11 +160,19 @@ static void sort_keys(uint64_t *a, uint32_t n, uint64_t *tmp)
         memcpy(a, src, (size_t)n * sizeof *a);
 }
 
-/* Balls stay[0..len-1] into slots pos.. of sorted[] and spos. */
-static void put_run(const bp_block_passes *B, const uint32_t *stay, uint32_t len, uint32_t pos,
-                    uint32_t *sorted, const float *x, const float *y, float *spos,
-                    size_t ystride)
+/* Balls stay[0..len-1] into slots pos.. of sorted[] and spos, of room
+ * balls that stayed from stay on. Where room allows, whole vectors: the
+ * slots past len take the next balls that stayed, which the slots after
+ * this run's (the next key's, the next run's) then get again. */
+static void put_run(const bp_block_passes *B, const uint32_t *stay, uint32_t len, uint32_t room,
+                    uint32_t pos, uint32_t *sorted, const float *x, const float *y,
+                    float *spos, size_t ystride)
 {
+    uint32_t lanes = (uint32_t)B->lanes, whole = (len + lanes - 1u) / lanes * lanes;
+    if (len < room && whole <= room) {
+        B->merge_put(stay, whole, pos, sorted, x, y, spos, ystride);
+        return;
+    }
     for (uint32_t t = B->merge_put(stay, len, pos, sorted, x, y, spos, ystride); t < len; t++) {
         uint32_t q = stay[t];
         sorted[pos + t] = q;
@@ -217,7 +225,7 @@ void bp_merge_place(const bp_block_passes *B, const bp_merge_part *p, int parts,
     }
     uint32_t pos = me->ob - left_before + came_before, k = 0;
     for (uint32_t j = 0; j < ni; j++) {
-        put_run(B, stay + k, at[j] - k, pos, sorted, x, y, spos, ystride);
+        put_run(B, stay + k, at[j] - k, ns - k, pos, sorted, x, y, spos, ystride);
         pos += at[j] - k;
         k = at[j];
         uint32_t q = (uint32_t)in[j];
@@ -226,7 +234,7 @@ void bp_merge_place(const bp_block_passes *B, const bp_merge_part *p, int parts,
         spos[ystride + pos] = y[q];
         pos++;
     }
-    put_run(B, stay + k, ns - k, pos, sorted, x, y, spos, ystride);
+    put_run(B, stay + k, ns - k, ns - k, pos, sorted, x, y, spos, ystride);
     /* the new starts: the old ones shifted by the movers that left the
      * cells before (-1 each) and came to them (+1 each) */
     uint32_t shift = came_before - left_before, io = 0, ii = 0;
