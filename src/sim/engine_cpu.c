@@ -56,11 +56,11 @@ typedef struct cpu_engine {
  * (BALLPIT_CPU_GRID): counted anew, merged from the last sub-step's
  * (grid_merge.h), or merged in worlds of up to MERGE_MAX_BALLS balls.
  * Measured on the 2-core Zen 5 (ab_frames, two threads, the same bits):
- * the merge 0.93 of the frame time on the rain 1k, 0.98-0.99 on the rain
- * 10k, 0.95 on the pile 10k, 0.97-0.98 on the pile 25k, level on the rain
- * 25k, but 1.03 on the rain 50k, whose merge's gathers of the balls'
- * positions leave the core's cache (docs/benchmarks.md, fiftieth
- * session). */
+ * the merge 0.95-0.99 of the frame time on the piles of 10k and 25k,
+ * 0.93-1.0 on the rain 1k, 0.98-1.01 on the rain 10k (the host's slow
+ * and fast spells), level on the rain 25k, but 1.03 on the rain 50k,
+ * whose merge's gathers of the balls' positions leave the core's cache
+ * (docs/benchmarks.md, fiftieth session). */
 enum { GRID_COUNT, GRID_MERGE, GRID_AUTO };
 #define MERGE_MAX_BALLS 32768u
 
