@@ -256,21 +256,25 @@ static bp_world *busy_world(void)
  * integrate, at most sixteen count and place), and with the grid counted
  * anew every sub-step and merged from the last sub-step's on one thread
  * and three (BALLPIT_CPU_GRID; both worlds are small enough that the
- * others merge it after a call's first sub-step, grid_merge.h). Two
+ * others merge it after a call's first sub-step, grid_merge.h), and
+ * with the calls run in turn on all the threads and on one
+ * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Two
  * worlds: obstacles and swarms, and mixed sizes whose grid rows hold every
  * lane of the widest screening. */
 static int deterministic_across_runs_and_threads(void)
 {
     bp_world *(*const make[2])(void) = {busy_world, mixed_world};
     const uint32_t frames[2] = {60, 20};
-    enum { RUNS = 13 };
-    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3};
+    enum { RUNS = 15 };
+    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL,
-                                     NULL, NULL, "4"};
+                                     NULL, NULL, "4", NULL, NULL};
     const char *const pairs[RUNS] = {NULL, NULL, NULL, NULL, "twice", NULL, NULL, NULL, NULL,
-                                     NULL, NULL, NULL, NULL};
+                                     NULL, NULL, NULL, NULL, NULL, NULL};
     const char *const grid[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                    NULL, "count", "merge", "merge"};
+                                    NULL, "count", "merge", "merge", NULL, NULL};
+    const char *const team[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                    NULL, NULL, NULL, NULL, "alternate", "alternate"};
     int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
     for (int world = 0; world < 2; world++) {
         uint64_t h[RUNS];
@@ -282,10 +286,13 @@ static int deterministic_across_runs_and_threads(void)
                 setenv("BALLPIT_CPU_PAIRS", pairs[k], 1);
             if (grid[k])
                 setenv("BALLPIT_CPU_GRID", grid[k], 1);
+            if (team[k])
+                setenv("BALLPIT_CPU_TEAM", team[k], 1);
             bp_engine *e = test_engine(w, threads[k]);
             unsetenv("BALLPIT_CPU_LANES");
             unsetenv("BALLPIT_CPU_PAIRS");
             unsetenv("BALLPIT_CPU_GRID");
+            unsetenv("BALLPIT_CPU_TEAM");
             if (!e && (k == 7 || k == 8)) { /* no AVX2 or AVX-512 here */
                 h[k] = h[0];
                 bp_world_destroy(w);
@@ -299,9 +306,10 @@ static int deterministic_across_runs_and_threads(void)
         }
         for (int k = 1; k < runs; k++)
             if (h[k] != h[0])
-                fprintf(stderr, "world %d: run %d (%d threads, lanes %s, pairs %s, grid %s) "
-                        "differs\n", world, k, threads[k], lanes[k] ? lanes[k] : "widest",
-                        pairs[k] ? pairs[k] : "once", grid[k] ? grid[k] : "auto");
+                fprintf(stderr, "world %d: run %d (%d threads, lanes %s, pairs %s, grid %s, "
+                        "team %s) differs\n", world, k, threads[k],
+                        lanes[k] ? lanes[k] : "widest", pairs[k] ? pairs[k] : "once",
+                        grid[k] ? grid[k] : "auto", team[k] ? team[k] : "fixed");
         for (int k = 1; k < runs; k++)
             ENSURE(h[k] == h[0]);
     }
