@@ -68,14 +68,6 @@ void bp_merge_cut(const uint32_t *start, uint32_t ncells, uint32_t n, int parts,
     }
 }
 
-/* bp_grid_coord's cell coordinate, without a branch (the same integer). */
-static inline int32_t coord(float v, float inv_cell, int32_t n)
-{
-    float c = v * inv_cell, top = (float)(n - 1);
-    c = c >= 0.0f ? c : 0.0f; /* NaN too */
-    return c >= top ? n - 1 : (int32_t)c;
-}
-
 uint32_t bp_merge_scan(const bp_block_passes *B, const bp_merge_part *p, float inv_cell,
                        int32_t gw, int32_t gh, const uint32_t *sorted, const float *spos,
                        size_t ystride, const uint32_t *cell, uint32_t *scratch)
@@ -89,8 +81,7 @@ uint32_t bp_merge_scan(const bp_block_passes *B, const bp_merge_part *p, float i
      * sorted by (bp_cell_of's) */
     for (; k < p->oe; k++) {
         uint32_t q = sorted[k], nc = cell[q];
-        uint32_t oc = (uint32_t)(coord(spos[ystride + k], inv_cell, gh) * gw +
-                                 coord(spos[k], inv_cell, gw));
+        uint32_t oc = bp_grid_cell(spos[k], spos[ystride + k], inv_cell, gw, gh);
         if (nc == oc) {
             stay[ns++] = q;
         } else {
