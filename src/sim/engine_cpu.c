@@ -51,16 +51,13 @@ typedef struct cpu_engine {
     double gshare[ONCE_TEAM + 1]; /* where each thread's balls begin in the grid build */
     float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
     int merge;              /* the grid from the last sub-step's (grid_merge.h): GRID_* */
-    int team_mode;          /* TEAM_*: how many of the threads a call runs on */
-    bp_team_pick pick;      /* TEAM_ADAPT's and TEAM_ALTERNATE's next size */
+    /* how many threads a call of the block passes runs on
+     * (BALLPIT_CPU_TEAM): all it was made with (fixed; also whenever the
+     * caller asked for a thread count), the faster of all and one by the
+     * calls' times (adapt, the default; team_pick.h), or, for tests, all
+     * and one in turn (alternate); any thread count gives the same bits */
+    bp_team_pick pick;
 } cpu_engine;
-
-/* How many threads a call of the block passes runs on (BALLPIT_CPU_TEAM):
- * all it was made with (fixed; also whenever the caller asked for a
- * thread count), the faster of all and one by the calls' times (adapt,
- * the default; team_pick.h), or, for tests, all and one in turn
- * (alternate). Any thread count gives the same bits. */
-enum { TEAM_FIXED, TEAM_ADAPT, TEAM_ALTERNATE };
 
 /* How the block passes build the grid after a call's first sub-step
  * (BALLPIT_CPU_GRID): counted anew, merged from the last sub-step's
@@ -362,7 +359,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const bp_step_params P = c->P;
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
     const int n = (int)w->count;
-    const int nt = c->team_mode == TEAM_FIXED ? c->base.threads : c->pick.next;
+    const int nt = c->blocks ? bp_team_pick_size(&c->pick) : c->base.threads;
     const double wall0 = bp_now();
     float *x = w->x, *y = w->y, *vx = w->vx, *vy = w->vy, *r = w->r, *m = w->m;
     const float *lx1 = w->lx1, *ly1 = w->ly1, *lx2 = w->lx2, *ly2 = w->ly2;
@@ -649,10 +646,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         }
     }
     c->base.times = T;
-    if (B && c->team_mode == TEAM_ADAPT)
+    if (B)
         bp_team_pick_after(&c->pick, nt, (uint32_t)n, nsub, bp_now() - wall0);
-    else if (B && c->team_mode == TEAM_ALTERNATE)
-        c->pick.next = nt == 1 ? c->base.threads : 1;
     w->substeps_done += nsub;
     w->frames = w->substeps_done / (uint64_t)w->params.substeps;
     return 0;
@@ -704,21 +699,10 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
 #endif
     c->base.threads = t;
     c->base.host_cores = t;
-    c->team_mode = t > 1 && !(opts && opts->threads > 0) ? TEAM_ADAPT : TEAM_FIXED;
-    bp_team_pick_init(&c->pick, t);
-    const char *tm = getenv("BALLPIT_CPU_TEAM");
-    if (tm && *tm) {
-        if (strcmp(tm, "fixed") == 0) {
-            c->team_mode = TEAM_FIXED;
-        } else if (strcmp(tm, "adapt") == 0) {
-            c->team_mode = t > 1 ? TEAM_ADAPT : TEAM_FIXED;
-        } else if (strcmp(tm, "alternate") == 0) {
-            c->team_mode = t > 1 ? TEAM_ALTERNATE : TEAM_FIXED;
-        } else {
-            bp_fail(err, errlen, "BALLPIT_CPU_TEAM=%s is not adapt, fixed or alternate", tm);
-            free(c);
-            return NULL;
-        }
+    if (bp_team_pick_init(&c->pick, t, t > 1, !(opts && opts->threads > 0), "",
+                          "BALLPIT_CPU_TEAM", err, errlen)) {
+        free(c);
+        return NULL;
     }
     for (int u = 0; u <= ONCE_TEAM; u++) /* each thread an equal range to begin with */
         c->share[u] = c->mshare[u] = c->gshare[u] =

@@ -109,8 +109,7 @@ typedef struct ocl_engine {
     int gaps;                   /* bp_k_steps reads the segment grid's gaps (0: walks) */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
     size_t groups;              /* its work-groups, one work-item each */
-    int pick_mode;              /* OCL_TEAM_*: launches of all the groups, or of one */
-    bp_team_pick pick;          /* OCL_TEAM_ADAPT's and OCL_TEAM_ALTERNATE's next count */
+    bp_team_pick pick;          /* launches of all the groups or of one (below) */
     cl_uint chunk;              /* balls a group takes at a time */
     cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
     long team_steps;            /* steps since attach (the first runs as kernels) */
@@ -814,20 +813,6 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
  * start (nothing ran) is followed by a launch of a single group, which
  * waits for no one, for the rest of that sub-step; the next sub-step
  * tries all groups again. */
-/* How many groups a step's launches of bp_k_steps have: all the engine's
- * (fixed; also where BALLPIT_OCL_GROUPS asks for a number), the faster of
- * all and one by the steps' times in worlds of fewer than 4,096 balls
- * (adapt, the default with two or more groups: src/sim/team_pick.h, as
- * the CPU engine's threads; PoCL's rain 1k 1.00-1.02 ms a frame on one
- * group against 1.20-1.26 on two, docs/benchmarks.md), or all and one in
- * turn (alternate, for tests). Any number gives the same bits. */
-enum { OCL_TEAM_FIXED, OCL_TEAM_ADAPT, OCL_TEAM_ALTERNATE };
-
-static size_t team_groups(const ocl_engine *o)
-{
-    return o->pick_mode == OCL_TEAM_FIXED ? o->groups : (size_t)o->pick.next;
-}
-
 static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
 {
     static const cl_uint zero[4] = {0};
@@ -842,7 +827,7 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
         /* alone: to the end of the sub-step that pass `first` is in */
         cl_uint end =
             alone ? (first == 0 ? 1u : first + TEAM_PASSES - (first - 1u) % TEAM_PASSES) : total;
-        size_t groups = alone ? 1 : team_groups(o);
+        size_t groups = alone ? 1 : (size_t)bp_team_pick_size(&o->pick);
         cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
                                          NULL, NULL);
         if (rc != CL_SUCCESS)
@@ -949,7 +934,7 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
      * share out the wall time of later steps among the phases. */
     int team = o->team && o->team_steps > 0;
     o->team_steps++;
-    const size_t ran = team_groups(o);
+    const int ran = bp_team_pick_size(&o->pick);
     if (team)
         failed = run_team(o, run, err, errlen);
     /* The first sub-step carries profiling events: the per-phase times of
@@ -980,10 +965,8 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         failed = 1;
     }
     double wall = bp_now() - t0;
-    if (team && !failed && o->pick_mode == OCL_TEAM_ADAPT)
-        bp_team_pick_after(&o->pick, (int)ran, o->n, run, wall);
-    else if (team && !failed && o->pick_mode == OCL_TEAM_ALTERNATE)
-        o->pick.next = ran == 1 ? (int)o->groups : 1;
+    if (team && !failed)
+        bp_team_pick_after(&o->pick, ran, o->n, run, wall);
     double k[K_COUNT] = {0};
     for (int i = 0; i < K_COUNT; i++) {
         int count = 0;
@@ -1398,22 +1381,18 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         goto fail;
     o->groups = groups;
     o->chunk_set = (cl_uint)chunk;
-    bp_team_pick_init(&o->pick, (int)groups);
-    const char *gv = getenv("BALLPIT_OCL_GROUPS"), *tv = getenv("BALLPIT_OCL_TEAM");
-    o->pick_mode = o->team && groups > 1 && !(gv && *gv) ? OCL_TEAM_ADAPT : OCL_TEAM_FIXED;
-    if (tv && *tv) {
-        if (strcmp(tv, "fixed") == 0) {
-            o->pick_mode = OCL_TEAM_FIXED;
-        } else if (strcmp(tv, "adapt") == 0 || strcmp(tv, "alternate") == 0) {
-            o->pick_mode = !o->team || groups < 2 ? OCL_TEAM_FIXED
-                           : tv[1] == 'd'        ? OCL_TEAM_ADAPT
-                                                 : OCL_TEAM_ALTERNATE;
-        } else {
-            bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_TEAM=%s is not adapt, fixed or alternate",
-                    tv);
-            goto fail;
-        }
-    }
+    /* How many groups a step's launches of bp_k_steps have
+     * (BALLPIT_OCL_TEAM): all the engine's (fixed; also where
+     * BALLPIT_OCL_GROUPS asks for a number), the faster of all and one by
+     * the steps' times in worlds of fewer than 4,096 balls (adapt, the
+     * default with two or more groups: src/sim/team_pick.h, as the CPU
+     * engine's threads; PoCL's rain 1k 1.00-1.02 ms a frame on one group
+     * against 1.20-1.26 on two, docs/benchmarks.md), or all and one in
+     * turn (alternate, for tests). Any number gives the same bits. */
+    const char *gv = getenv("BALLPIT_OCL_GROUPS");
+    if (bp_team_pick_init(&o->pick, (int)groups, o->team && groups > 1, !(gv && *gv),
+                          "OpenCL: ", "BALLPIT_OCL_TEAM", err, errlen))
+        goto fail;
     /* a CPU device's runtime runs the kernels on as many of the host's cores */
     o->base.host_cores = (d.type & CL_DEVICE_TYPE_CPU) ? (int)units : 0;
     return &o->base;

@@ -1,21 +1,45 @@
 /* team_pick.c - the CPU engine's team size by the calls' times
  * (team_pick.h). */
 #include "team_pick.h"
+#include "bp_util.h"
 
-void bp_team_pick_init(bp_team_pick *p, int all)
+#include <stdlib.h>
+#include <string.h>
+
+int bp_team_pick_init(bp_team_pick *p, int all, int can, int adapt_default, const char *who,
+                      const char *var, char *err, size_t errlen)
 {
+    p->mode = adapt_default ? BP_TEAM_ADAPT : BP_TEAM_FIXED;
+    const char *v = var ? getenv(var) : NULL;
+    if (v && *v) {
+        if (strcmp(v, "fixed") == 0)
+            p->mode = BP_TEAM_FIXED;
+        else if (strcmp(v, "adapt") == 0)
+            p->mode = BP_TEAM_ADAPT;
+        else if (strcmp(v, "alternate") == 0)
+            p->mode = BP_TEAM_ALTERNATE;
+        else
+            return bp_fail(err, errlen, "%s%s=%s is not adapt, fixed or alternate", who, var, v);
+    }
+    if (!can)
+        p->mode = BP_TEAM_FIXED;
     p->all = all;
     p->use = p->next = all;
     p->per_sub[0] = p->per_sub[1] = 0.0;
     p->timed_n = UINT32_MAX;
     p->since_probe = 0;
     p->probe_every = TEAM_PROBE_FIRST;
+    return 0;
 }
 
 void bp_team_pick_after(bp_team_pick *p, int ran, uint32_t n, uint32_t nsub, double wall)
 {
     const int other = ran == 1 ? p->all : 1;
-    if (nsub == 0)
+    if (p->mode == BP_TEAM_ALTERNATE) {
+        p->next = other;
+        return;
+    }
+    if (p->mode == BP_TEAM_FIXED || nsub == 0)
         return;
     if (n >= TEAM_ADAPT_MAX_BALLS) {
         p->use = p->next = p->all;

@@ -19,6 +19,7 @@
 #ifndef BP_TEAM_PICK_H
 #define BP_TEAM_PICK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TEAM_PROBE_FIRST 16u
@@ -30,8 +31,13 @@
  * 10k) */
 #define TEAM_ADAPT_MAX_BALLS 4096u
 
+/* How the sizes are chosen: always all, by the calls' times, or all and
+ * one in turn (for tests). */
+enum { BP_TEAM_FIXED, BP_TEAM_ADAPT, BP_TEAM_ALTERNATE };
+
 typedef struct bp_team_pick {
-    int all;              /* the threads the engine was made with (> 1) */
+    int mode;             /* BP_TEAM_* */
+    int all;              /* the threads (or groups) the engine was made with */
     int use;              /* the size in use: all or 1 */
     int next;             /* the size of the next call */
     double per_sub[2];    /* seconds a sub-step: [0] on one thread, [1] on all; 0: not timed */
@@ -40,11 +46,24 @@ typedef struct bp_team_pick {
     uint32_t probe_every;
 } bp_team_pick;
 
-/* A pick that starts on all of `all` threads. */
-void bp_team_pick_init(bp_team_pick *p, int all);
+/* A pick that starts on all of `all` threads. Its mode: the environment
+ * variable `var` (adapt, fixed or alternate; not read where var is NULL),
+ * else adapt where adapt_default, else fixed; fixed, whatever is asked,
+ * where picking cannot be (`can` 0: one thread, or a device whose groups
+ * must all run). Returns 0, or -1 with the message "<who>VAR=VALUE is not
+ * adapt, fixed or alternate" in err for any other value. */
+int bp_team_pick_init(bp_team_pick *p, int all, int can, int adapt_default, const char *who,
+                      const char *var, char *err, size_t errlen);
+
+/* The threads of the next call. */
+static inline int bp_team_pick_size(const bp_team_pick *p)
+{
+    return p->mode == BP_TEAM_FIXED ? p->all : p->next;
+}
 
 /* After a call on `ran` threads of nsub sub-steps of a world of n balls
- * that took `wall` seconds: sets p->next. */
+ * that took `wall` seconds: the size of the next call (adapt: by the
+ * times; alternate: the other size; fixed: all). */
 void bp_team_pick_after(bp_team_pick *p, int ran, uint32_t n, uint32_t nsub, double wall);
 
 #endif

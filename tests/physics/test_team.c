@@ -28,7 +28,7 @@ static int run(bp_team_pick *p, uint32_t n, int calls, double t1, double tall)
 static int picks_the_faster(void)
 {
     bp_team_pick p;
-    bp_team_pick_init(&p, 2);
+    ENSURE(bp_team_pick_init(&p, 2, 1, 1, "", NULL, NULL, 0) == 0);
     ENSURE(p.next == 2);
     /* one thread 20% faster: it is tried second and kept */
     int one = run(&p, 1000, 200, 80e-6, 100e-6);
@@ -48,7 +48,7 @@ static int picks_the_faster(void)
     ENSURE(p.probe_every == TEAM_PROBE_MOST);
     ENSURE(one <= 20);
     /* within TEAM_SWITCH of each other: the size in use stays */
-    bp_team_pick_init(&p, 2);
+    ENSURE(bp_team_pick_init(&p, 2, 1, 1, "", NULL, NULL, 0) == 0);
     one = run(&p, 1000, 300, 99e-6, 100e-6);
     ENSURE(p.use == 2);
     ENSURE(one <= 30);
@@ -58,7 +58,7 @@ static int picks_the_faster(void)
 static int new_world_and_large_world(void)
 {
     bp_team_pick p;
-    bp_team_pick_init(&p, 4);
+    ENSURE(bp_team_pick_init(&p, 4, 1, 1, "", NULL, NULL, 0) == 0);
     run(&p, 1500, 50, 50e-6, 100e-6);
     ENSURE(p.use == 1);
     /* a new world: both timed afresh, here all threads win */
