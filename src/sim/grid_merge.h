@@ -1,5 +1,5 @@
 /* grid_merge.h - private: the CPU engine's ball grid rebuilt from the last
- * sub-step's (docs/architecture.md, "The grid").
+ * sub-step's (docs/architecture.md, "The engine").
  *
  * Most balls keep their cell from one sub-step to the next, so the grid's
  * order (sorted[], start[]: bp_grid_build's, cells in order, a cell's
@@ -13,9 +13,9 @@
  *
  * The parts' working memory is the engine's scratch (4 words a ball, dead
  * while the grid is built): part u the words 4 * ob .. 4 * oe of its old
- * slots ob .. oe - 1, where it keeps a copy of those slots, its movers and
- * the movers that come to it. bp_merge_fits says whether they fit; where
- * not, the engine counts the grid anew.
+ * slots ob .. oe - 1, where it keeps the balls of those slots that
+ * stayed, its movers and the movers that come to it. bp_merge_fits says
+ * whether they fit; where not, the engine counts the grid anew.
  */
 #ifndef BP_GRID_MERGE_H
 #define BP_GRID_MERGE_H
