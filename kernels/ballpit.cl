@@ -427,7 +427,11 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * took for it in the last sub-step; sync[5 + 3 slots + g], g <= slots:
  * where group g's range of balls in passes 4 and 5 begins (the host sets
  * them evenly too); sync[6 + 4 slots + g]: the time group g took for pass
- * 5. The host zeroes sync[0..3] before each launch. */
+ * 5; sync[7 + 5 slots + g], g <= slots: where part g of the grid's
+ * count and place begins (where there are as many parts as groups; the
+ * host sets them evenly too); sync[8 + 6 slots + g]: the time group g
+ * took for its part's count and place. The host zeroes sync[0..3] before
+ * each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -572,9 +576,9 @@ static void bp_team_put_v2(bp_team *t, uint slots, float v2m)
             t->sync[4u + k] = 0u;
 }
 
-/* The cuts of pass 3's slots (k = 0) or of passes 4 and 5's balls (k =
- * 1) in the counters: slots + 1 cuts, then each group's time for the
- * pass they cut. */
+/* The cuts of pass 3's slots (k = 0), of passes 4 and 5's balls (k =
+ * 1) or of the grid's parts (k = 2) in the counters: slots + 1 cuts,
+ * then each group's time for the passes they cut. */
 static volatile __global uint *bp_team_cuts(bp_team *t, uint slots, uint k)
 {
     return t->sync + 4u + slots + k * (2u * slots + 1u);
@@ -652,16 +656,26 @@ static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
     }
 }
 
-/* This group's time since t0 for the pass the cuts at cut share out. */
-static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0)
+/* This group's time since t0 for the pass the cuts at cut share out,
+ * added to its time for the pass before where `more` (the grid's count
+ * and place). */
+static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0,
+                         int more)
 {
-    cut[slots + 1u + t->g] = (uint)min(BP_TEAM_CLOCK() - t0, (ulong)UINT_MAX);
+    ulong took = BP_TEAM_CLOCK() - t0 + (more ? cut[slots + 1u + t->g] : 0u);
+    cut[slots + 1u + t->g] = (uint)min(took, (ulong)UINT_MAX);
 }
 #endif
 
-/* Where part u of the grid build's `parts` parts of n balls begins. */
-static uint bp_team_part(uint n, uint parts, uint u)
+/* Where part u of the grid build's `parts` parts of n balls begins: by
+ * the cuts at cut where there is a part per group (moved by the groups'
+ * times in the count and the place, bp_team_rebalance: a part whose
+ * balls crowd a few cells places them in a chain of updates of one
+ * count, and costs more), else evenly. Any cuts give the same grid. */
+static uint bp_team_part(volatile __global uint *cut, uint slots, uint n, uint parts, uint u)
 {
+    if (parts == slots)
+        return u == 0u ? 0u : u == parts ? n : min(cut[u], n);
     return (uint)((ulong)n * u / parts);
 }
 
@@ -703,6 +717,11 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     for (uint u = 0u; u < parts; u++)
         cnt[u] = u == 0u ? cell_start : count + (size_t)(u - 1u) * ncells;
     uint b, e;
+    /* the grid's parts' cuts, and whether this launch times them */
+    volatile __global uint *gcut = bp_team_cuts(&t, slots, 2u);
+#ifdef BP_TEAM_CLOCK
+    const int gtime = t.G == slots && parts == slots;
+#endif
     for (uint q = first; q < end; q++) {
         uint s = (q - 1u) / BP_TEAM_PASSES;
         uint p = q == 0u ? BP_TEAM_PASSES : (q - 1u) % BP_TEAM_PASSES;
@@ -712,9 +731,16 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             bp_team_put_v2(&t, slots, v2m);
         } else if (p == BP_TP_COUNT) { /* every part by some group, whatever G */
+#ifdef BP_TEAM_CLOCK
+            ulong t0 = BP_TEAM_CLOCK();
+#endif
             for (uint u = t.g; u < parts; u += t.G)
-                bp_grid_count(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
-                              cnt[u], ncells);
+                bp_grid_count(cell, bp_team_part(gcut, slots, P.n, parts, u),
+                              bp_team_part(gcut, slots, P.n, parts, u + 1u), cnt[u], ncells);
+#ifdef BP_TEAM_CLOCK
+            if (gtime)
+                bp_team_took(&t, gcut, slots, t0, 0);
+#endif
         } else if (p == BP_TP_OFFSETS) {
             if (t.g == 0u)
                 bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
@@ -723,9 +749,20 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
 #endif
         } else if (p == BP_TP_PLACE) {
+#ifdef BP_TEAM_CLOCK
+            ulong t0 = BP_TEAM_CLOCK();
+#endif
             for (uint u = t.g; u < parts; u += t.G)
-                bp_grid_place(cell, bp_team_part(P.n, parts, u), bp_team_part(P.n, parts, u + 1u),
-                              cnt[u], sorted, x, y, spos, P.ystride);
+                bp_grid_place(cell, bp_team_part(gcut, slots, P.n, parts, u),
+                              bp_team_part(gcut, slots, P.n, parts, u + 1u), cnt[u], sorted, x,
+                              y, spos, P.ystride);
+#ifdef BP_TEAM_CLOCK
+            /* a count timed in an earlier launch (one that stopped
+             * between the two) is added to as well: it was this
+             * sub-step's */
+            if (gtime)
+                bp_team_took(&t, gcut, slots, t0, 1);
+#endif
         } else if (p == BP_TP_CONTACTS) {
             float vmax = sqrt(bp_team_v2max(&t, slots));
 #ifdef BP_OCL_TWICE
@@ -739,7 +776,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #endif
             bp_once_contacts(&P, &A, vmax, b, e);
 #ifdef BP_TEAM_CLOCK
-            bp_team_took(&t, bp_team_cuts(&t, slots, 0u), slots, t0);
+            bp_team_took(&t, bp_team_cuts(&t, slots, 0u), slots, t0, 0);
 #endif
 #endif
         } else if (p == BP_TP_RESOLVE) {
@@ -748,6 +785,10 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 bp_team_rebalance(bp_team_cuts(&t, slots, 0u), slots, P.n);
 #endif
 #ifdef BP_TEAM_CLOCK
+            /* the grid's parts by the times of this sub-step's count and
+             * place (the next reads of gcut are two barriers on) */
+            if (t.g == 0u && gtime)
+                bp_team_rebalance(gcut, slots, P.n);
             bp_team_move_range(&t, slots, P.n, &b, &e);
             for (uint i = b; i < e; i += BP_BLOCK)
                 bp_block_resolve(&P, &A, i, min(e, i + BP_BLOCK));
@@ -766,7 +807,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 if (s + 1u < nsub)
                     v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
             }
-            bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0);
+            bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0, 0);
 #else
             while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
                 bp_block_move(&P, &A, b, e);

@@ -47,10 +47,11 @@
 #define BP_OCL_SYNC_STOP 0x80000000u
 /* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
  * group, G + 1 cuts of pass 3's slots, a time per group, G + 1 cuts of
- * pass 5's balls, a time per group */
-#define SYNC_WORDS(G) (6 + 5 * (size_t)(G))
-/* Where cut block k (0: pass 3's slots, 1: pass 5's balls) begins in them
- * (bp_team_cuts) */
+ * pass 5's balls, a time per group, G + 1 cuts of the grid's parts, a
+ * time per group */
+#define SYNC_WORDS(G) (7 + 7 * (size_t)(G))
+/* Where cut block k (0: pass 3's slots, 1: pass 5's balls, 2: the grid's
+ * parts) begins in them (bp_team_cuts) */
 #define SYNC_CUTS(G, k) (4 + (size_t)(G) + (size_t)(k) * (2 * (size_t)(G) + 1))
 /* bp_k_steps' passes per sub-step, and the most parts it builds the grid
  * in (each part's count array is ncells words; kernels/ballpit.cl) */
@@ -585,7 +586,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     }
     for (size_t k = 0; k <= o->groups; k++)
         sync[SYNC_CUTS(o->groups, 0) + k] = sync[SYNC_CUTS(o->groups, 1) + k] =
-            (uint32_t)((uint64_t)n * k / o->groups);
+            sync[SYNC_CUTS(o->groups, 2) + k] = (uint32_t)((uint64_t)n * k / o->groups);
     int bad = write_buf(o, B_X, n * f, w->x, err, errlen) ||
               write_buf(o, B_Y, n * f, w->y, err, errlen) ||
               write_buf(o, B_VX, n * f, w->vx, err, errlen) ||
