@@ -404,6 +404,15 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * contacts, 4 resolve, 5 move and the next sub-step's integration. A
  * launch runs passes first .. end - 1 of a step of nsub sub-steps.
  *
+ * In worlds of up to BP_TEAM_MERGE_MAX balls, every sub-step's grid but
+ * the step's first is merged from the last one's, as the CPU engine's
+ * (kernels/bp_physics.h, "Pass 2 merged from the last sub-step's grid"):
+ * pass 0 scans the parts (cut where pass 3's ranges begin, where there is
+ * a part per group), pass 1 places them and has no barrier after it,
+ * pass 2 is empty. Where the movers do not fit, group 0 counts every part
+ * and works out the offsets in pass 1, and pass 2 places as usual. The
+ * same grid either way.
+ *
  * Waiting is bounded, as OpenMP's spinning is before its threads sleep:
  *  - OpenCL does not promise that all G groups run at once. The groups
  *    check in first (sync[0]); one that has waited BP_SYNC_PATIENCE turns
@@ -430,8 +439,10 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * 5; sync[7 + 5 slots + g], g <= slots: where part g of the grid's
  * count and place begins (where there are as many parts as groups; the
  * host sets them evenly too); sync[8 + 6 slots + g]: the time group g
- * took for its part's count and place. The host zeroes sync[0..3] before
- * each launch. */
+ * took for its part's count and place; sync[7 + 7 slots + u], u < parts:
+ * the movers of part u of the grid's merge, and from sync[7 + 7 slots +
+ * BP_TEAM_PARTS_MAX + 4 u] its cells and old slots (bp_merge_part). The
+ * host zeroes sync[0..3] before each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -439,6 +450,9 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
 #endif
 #ifndef BP_TEAM_PARTS_MAX
 #define BP_TEAM_PARTS_MAX 4u
+#endif
+#ifndef BP_TEAM_MERGE_MAX
+#define BP_TEAM_MERGE_MAX 0u
 #endif
 enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, BP_TP_MOVE };
 #ifndef BP_SYNC_OFF
@@ -679,6 +693,39 @@ static uint bp_team_part(volatile __global uint *cut, uint slots, uint n, uint p
     return (uint)((ulong)n * u / parts);
 }
 
+/* The parts of the grid's merge (bp_merge_cut) from the old grid:
+ * beginning where pass 3's ranges begin (the cuts at cut3) where there is
+ * a part per group, else evenly. Every group works them out alike in the
+ * scan's pass, and keeps its own in the counters (at keep): the place's
+ * pass reads them there, as it may run in the next launch, where a group
+ * that began late would find start[] rewritten by another's place. */
+static void bp_team_merge_parts(volatile __global uint *cut3, uint slots, uint parts,
+                                __global const uint *start, uint ncells, uint n,
+                                bp_team *t, volatile __global uint *keep, bp_merge_part *mp)
+{
+    bp_u32 cut[BP_TEAM_PARTS_MAX];
+    for (uint u = 0u; u < parts; u++)
+        cut[u] = u == 0u ? 0u : parts == slots ? min(cut3[u], n) : (uint)((ulong)n * u / parts);
+    bp_merge_cut(start, ncells, n, (int)parts, cut, mp);
+    for (uint u = t->g; u < parts; u += t->G) {
+        keep[4u * u] = mp[u].c0;
+        keep[4u * u + 1u] = mp[u].c1;
+        keep[4u * u + 2u] = mp[u].ob;
+        keep[4u * u + 3u] = mp[u].oe;
+    }
+}
+
+/* The merge's parts as the scan's pass kept them (after a barrier). */
+static void bp_team_merge_kept(volatile __global uint *keep, uint parts, bp_merge_part *mp)
+{
+    for (uint u = 0u; u < parts; u++) {
+        mp[u].c0 = keep[4u * u];
+        mp[u].c1 = keep[4u * u + 1u];
+        mp[u].ob = keep[4u * u + 2u];
+        mp[u].oe = keep[4u * u + 3u];
+    }
+}
+
 /* The largest speed^2 over the slots (after a barrier). */
 static float bp_team_v2max(bp_team *t, uint slots)
 {
@@ -722,14 +769,28 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #ifdef BP_TEAM_CLOCK
     const int gtime = t.G == slots && parts == slots;
 #endif
+    /* the merge's parts, its movers' counts, and whether this sub-step's
+     * grid was merged (pass 1 leaves no barrier then) */
+    bp_merge_part mp[BP_TEAM_PARTS_MAX];
+    volatile __global uint *moved = sync + 7u + 7u * slots, *keep = moved + BP_TEAM_PARTS_MAX;
+    __global uint *scratch = (__global uint *)sum;
+    int merged = 0;
     for (uint q = first; q < end; q++) {
         uint s = (q - 1u) / BP_TEAM_PASSES;
         uint p = q == 0u ? BP_TEAM_PASSES : (q - 1u) % BP_TEAM_PASSES;
+        /* this sub-step's grid from the last one's */
+        const int merge = s > 0u && P.n <= BP_TEAM_MERGE_MAX;
         if (p == BP_TEAM_PASSES) { /* pass 1 of the first sub-step */
             float v2m = 0.0f;
             while (bp_team_chunk(&t, P.n, chunk, &b, &e))
                 v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
             bp_team_put_v2(&t, slots, v2m);
+        } else if (p == BP_TP_COUNT && merge) {
+            bp_team_merge_parts(bp_team_cuts(&t, slots, 0u), slots, parts, cell_start, ncells,
+                                P.n, &t, keep, mp);
+            for (uint u = t.g; u < parts; u += t.G)
+                moved[u] = bp_merge_scan_lanes(&mp[u], P.inv_cell, P.gw, P.gh, sorted, spos,
+                                               P.ystride, cell, scratch);
         } else if (p == BP_TP_COUNT) { /* every part by some group, whatever G */
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
@@ -741,6 +802,23 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
             if (gtime)
                 bp_team_took(&t, gcut, slots, t0, 0);
 #endif
+        } else if (p == BP_TP_OFFSETS && merge) {
+            bp_team_merge_kept(keep, parts, mp);
+            merged = bp_merge_fits(mp, (int)parts, (__global const uint *)moved);
+            if (merged) {
+                for (uint u = t.g; u < parts; u += t.G)
+                    bp_merge_place_lanes(mp, (int)parts, (int)u, (__global const uint *)moved,
+                                         scratch, cell_start, sorted, x, y, spos, P.ystride);
+            } else if (t.g == 0u) { /* counted anew, by one group */
+                for (uint u = 0u; u < parts; u++)
+                    bp_grid_count(cell, bp_team_part(gcut, slots, P.n, parts, u),
+                                  bp_team_part(gcut, slots, P.n, parts, u + 1u), cnt[u], ncells);
+                bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
+            }
+#ifdef BP_TEAM_CLOCK
+            if (t.g == 0u && t.G == slots)
+                bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
+#endif
         } else if (p == BP_TP_OFFSETS) {
             if (t.g == 0u)
                 bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
@@ -748,6 +826,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
             if (t.g == 0u && t.G == slots)
                 bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
 #endif
+        } else if (p == BP_TP_PLACE && merge && merged) {
+            /* placed in pass 1 */
         } else if (p == BP_TP_PLACE) {
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
@@ -760,7 +840,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
             /* a count timed in an earlier launch (one that stopped
              * between the two) is added to as well: it was this
              * sub-step's */
-            if (gtime)
+            if (gtime && !merge)
                 bp_team_took(&t, gcut, slots, t0, 1);
 #endif
         } else if (p == BP_TP_CONTACTS) {
@@ -787,7 +867,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #ifdef BP_TEAM_CLOCK
             /* the grid's parts by the times of this sub-step's count and
              * place (the next reads of gcut are two barriers on) */
-            if (t.g == 0u && gtime)
+            if (t.g == 0u && gtime && !merge)
                 bp_team_rebalance(gcut, slots, P.n);
             bp_team_move_range(&t, slots, P.n, &b, &e);
             for (uint i = b; i < e; i += BP_BLOCK)
@@ -817,6 +897,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #endif
             bp_team_put_v2(&t, slots, v2m);
         }
+        if (p == BP_TP_OFFSETS && merge && merged)
+            continue; /* the place's barrier is the one after pass 2 */
         if (q + 1u < end && !bp_team_barrier(&t, q))
             return;
     }

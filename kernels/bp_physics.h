@@ -49,6 +49,7 @@
 typedef uint bp_u32;
 typedef int bp_i32;
 typedef uchar bp_u8;
+typedef ulong bp_u64;
 #define BP_K64(c) c##UL /* a 64-bit unsigned constant */
 #else
 #include <float.h>
@@ -68,6 +69,7 @@ typedef uchar bp_u8;
 typedef uint32_t bp_u32;
 typedef int32_t bp_i32;
 typedef uint8_t bp_u8;
+typedef uint64_t bp_u64;
 #define BP_K64(c) c##ULL
 /* fminf/fmaxf without -ffinite-math-only are library calls; these compile to
  * one instruction and, like them, return b when a is NaN (the NaN guards
@@ -3822,6 +3824,331 @@ BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A
         cell[i] = bp_cell_of(P, A->x[i], A->y[i]);
     }
     return m;
+}
+
+/* ---- Pass 2 merged from the last sub-step's grid (CPUs) -------------------
+ *
+ * Most balls keep their cell from one sub-step to the next, so the grid's
+ * order (sorted[], start[]: the count's, cells in order, a cell's balls
+ * ascending) can be built from the last one instead of counted anew: each
+ * part walks the old slots of its range of cells, keeps the balls that
+ * stayed (already in order) and lists the movers; after a barrier each
+ * part merges into its cells the movers that came to them, sorted by
+ * (cell, ball). The same sorted[], start[] and spos as the count
+ * (bp_grid_count, bp_grid_offsets, bp_grid_place), with one barrier fewer
+ * and no count array that another core reads. The CPU engine's threads
+ * (src/sim/grid_merge.h, through bp_block_passes at their lane width) and
+ * the OpenCL engine's one-launch step on CPU devices (bp_k_steps) run it.
+ *
+ * The parts' working memory is the sums' array (4 words a ball, dead while
+ * the grid is built): part u the words 4 ob .. 4 oe of its old slots ob ..
+ * oe - 1. In its first 2 L words (L = oe - ob) its movers as 64-bit keys
+ * (new cell << 32 | ball), then the keys that come to it and the sort's
+ * buffer; in the next L the balls that stayed, in old slot order; in the
+ * last L the movers' old cells, then where each key that comes goes among
+ * the balls that stayed. bp_merge_fits says whether they fit; where not,
+ * the grid is counted anew. */
+
+/* Shifts an insertion sort may take, a key, before the merge sort takes
+ * over (the movers come nearly in order: each part lists them by old
+ * cell, and most go to the next cell or the next row's). */
+#define BP_MERGE_SHIFTS 8u
+
+/* Part u of a merge: cells c0 .. c1 - 1, which held the old slots
+ * ob .. oe - 1. */
+typedef struct bp_merge_part {
+    bp_u32 c0, c1, ob, oe;
+} bp_merge_part;
+
+BP_FN bp_u32 bp_merge_len(const bp_merge_part *p)
+{
+    return p->oe - p->ob;
+}
+
+BP_FN BP_GLOBAL bp_u64 *bp_merge_movers(const bp_merge_part *p, BP_GLOBAL bp_u32 *scratch)
+{
+    return (BP_GLOBAL bp_u64 *)(BP_GLOBAL void *)(scratch + 4u * p->ob);
+}
+
+BP_FN BP_GLOBAL bp_u32 *bp_merge_stayers(const bp_merge_part *p, BP_GLOBAL bp_u32 *scratch)
+{
+    return scratch + 4u * p->ob + 2u * bp_merge_len(p);
+}
+
+BP_FN BP_GLOBAL bp_u32 *bp_merge_old_cells(const bp_merge_part *p, BP_GLOBAL bp_u32 *scratch)
+{
+    return scratch + 4u * p->ob + 3u * bp_merge_len(p);
+}
+
+/* Cuts the old grid (start[], ncells cells, n balls) into `parts` parts of
+ * whole cells, part u beginning at the cell that holds old slot cut[u]
+ * (cut[0] = 0, ascending). */
+BP_FN void bp_merge_cut(BP_GLOBAL const bp_u32 *start, bp_u32 ncells, bp_u32 n, int parts,
+                        const bp_u32 *cut, bp_merge_part *p)
+{
+    for (int u = 0; u < parts; u++) {
+        bp_u32 c0 = 0u;
+        if (u > 0) {
+            if (cut[u] >= n) {
+                c0 = ncells;
+            } else {
+                /* the last cell whose start is at or before the slot:
+                 * the one that holds it (start[0] = 0 <= k < start[ncells] = n) */
+                bp_u32 lo = 0u, hi = ncells; /* start[lo] <= k < start[hi] */
+                while (hi - lo > 1u) {
+                    bp_u32 mid = lo + (hi - lo) / 2u;
+                    if (start[mid] <= cut[u])
+                        lo = mid;
+                    else
+                        hi = mid;
+                }
+                c0 = lo;
+            }
+            if (c0 < p[u - 1].c0)
+                c0 = p[u - 1].c0;
+        }
+        p[u].c0 = c0;
+        p[u].ob = start[c0];
+    }
+    for (int u = 0; u < parts; u++) {
+        p[u].c1 = u + 1 < parts ? p[u + 1].c0 : ncells;
+        p[u].oe = u + 1 < parts ? p[u + 1].ob : n;
+    }
+}
+
+/* Part p's first half, before the barrier: the balls of its old slots
+ * that kept their cell listed in slot order and the movers (new cell,
+ * ball) with their old cells, in its words of scratch. A slot's old cell
+ * is the cell of the position it was sorted by (spos, x at spos[k], y at
+ * spos[ystride + k]; bp_cell_of's with inv_cell, gw, gh); cell[]: every
+ * ball's new cell. BP_LANES slots at a time, the balls that stayed
+ * appended by a compress, the rare movers lane by lane. Returns how many
+ * movers the part has. */
+BP_FN bp_u32 bp_merge_scan_lanes(const bp_merge_part *p, float inv_cell, bp_i32 gw, bp_i32 gh,
+                           BP_GLOBAL const bp_u32 *sorted, BP_GLOBAL const float *spos,
+                           bp_u32 ystride, BP_GLOBAL const bp_u32 *cell,
+                           BP_GLOBAL bp_u32 *scratch)
+{
+    BP_GLOBAL bp_u64 *mov = bp_merge_movers(p, scratch);
+    BP_GLOBAL bp_u32 *stay = bp_merge_stayers(p, scratch), *oldc = bp_merge_old_cells(p, scratch);
+    bp_u32 ns = 0u, m = 0u, k = p->ob;
+    for (; k + BP_LANES <= p->oe; k += BP_LANES) {
+#ifdef __OPENCL_VERSION__
+        bp_u32 J[BP_LANES]; /* the gather's indices in private memory */
+        BP_VSTORE(BP_VLOADU(sorted + k), J);
+#else
+        const bp_u32 *J = sorted + k;
+#endif
+        bp_vu q = BP_VLOADU(J), nc = BP_VGATHERU(cell, J);
+        bp_vf sx = BP_VLOAD(spos + k), sy = BP_VLOAD(spos + ystride + k);
+        bp_vi oc = bp_vgrid_coord(sy, inv_cell, gh) * gw + bp_vgrid_coord(sx, inv_cell, gw);
+        bp_vi same = BP_VASI(nc) == oc;
+        /* ns is at most k's place in the part: the store's BP_LANES
+         * words stay in stay[] */
+        BP_VCOMPRESS(stay, ns, same, q);
+        bp_u32 mv = BP_VMASK(~same);
+        if (mv) {
+            bp_u32 qa[BP_LANES], na[BP_LANES], oa[BP_LANES];
+            bp_vu ou = BP_VASU(oc);
+            BP_VSTORE(q, qa);
+            BP_VSTORE(nc, na);
+            BP_VSTORE(ou, oa);
+            for (bp_u32 l = 0u; mv; l++, mv >>= 1)
+                if (mv & 1u) {
+                    oldc[m] = oa[l];
+                    mov[m++] = (bp_u64)na[l] << 32 | qa[l];
+                }
+        }
+    }
+    for (; k < p->oe; k++) {
+        bp_u32 q = sorted[k], nc = cell[q];
+        bp_u32 oc = bp_grid_cell(spos[k], spos[ystride + k], inv_cell, gw, gh);
+        if (nc == oc) {
+            stay[ns++] = q;
+        } else {
+            oldc[m] = oc;
+            mov[m++] = (bp_u64)nc << 32 | q;
+        }
+    }
+    return m;
+}
+
+/* Whether the movers counted (moved[u], part u's) fit in the parts'
+ * words of scratch: the same answer for every part. */
+BP_FN int bp_merge_fits(const bp_merge_part *p, int parts, BP_GLOBAL const bp_u32 *moved)
+{
+    bp_u64 total = 0u;
+    for (int u = 0; u < parts; u++)
+        total += moved[u];
+    if (total > (bp_u64)p[parts - 1].oe / 16u + 64u)
+        return 0; /* so many movers that counting anew is cheaper */
+    for (int u = 0; u < parts; u++) {
+        if (p[u].c0 == p[u].c1)
+            continue; /* no cells: nothing comes to it */
+        /* after its movers, the keys that come (at most all the movers)
+         * and the sort's buffer in the first 2 L words; after the movers'
+         * old cells, where the keys go in the last L */
+        bp_u64 len = bp_merge_len(&p[u]), m = moved[u];
+        if (2u * m + 4u * total > 2u * len || m + total > len)
+            return 0;
+    }
+    return 1;
+}
+
+/* Sorts a[0..n-1] ascending: insertion while the keys are nearly in
+ * order, else a merge sort through tmp (n keys). */
+BP_FN void bp_merge_sort_keys(BP_GLOBAL bp_u64 *a, bp_u32 n, BP_GLOBAL bp_u64 *tmp)
+{
+    bp_u64 budget = (bp_u64)BP_MERGE_SHIFTS * n + 64u, shifts = 0u;
+    bp_u32 i = 1u;
+    for (; i < n && shifts <= budget; i++) {
+        bp_u64 v = a[i];
+        bp_u32 j = i;
+        while (j > 0u && a[j - 1u] > v) {
+            a[j] = a[j - 1u];
+            j--;
+        }
+        shifts += i - j;
+        a[j] = v;
+    }
+    if (i >= n)
+        return;
+    /* bottom-up merge sort, runs of w from a into tmp and back */
+    BP_GLOBAL bp_u64 *src = a, *dst = tmp;
+    for (bp_u32 w = 1u; w < n; w *= 2u) {
+        for (bp_u32 lo = 0u; lo < n; lo += 2u * w) {
+            bp_u32 mid = lo + w < n ? lo + w : n, hi = lo + 2u * w < n ? lo + 2u * w : n;
+            bp_u32 x = lo, y = mid, o = lo;
+            while (x < mid && y < hi)
+                dst[o++] = src[y] < src[x] ? src[y++] : src[x++];
+            while (x < mid)
+                dst[o++] = src[x++];
+            while (y < hi)
+                dst[o++] = src[y++];
+        }
+        BP_GLOBAL bp_u64 *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        for (bp_u32 k = 0u; k < n; k++)
+            a[k] = src[k];
+}
+
+/* Balls stay[0..len-1] into slots pos.. of sorted[] and spos, of room
+ * balls that stayed from stay on, BP_LANES at a time with their positions
+ * gathered. Where room allows, whole vectors: the slots past len take the
+ * next balls that stayed, which the slots after this run's (the next
+ * key's, the next run's) then get again. */
+BP_FN void bp_merge_put_run(BP_GLOBAL const bp_u32 *stay, bp_u32 len, bp_u32 room, bp_u32 pos,
+                            BP_GLOBAL bp_u32 *sorted, BP_GLOBAL const float *x,
+                            BP_GLOBAL const float *y, BP_GLOBAL float *spos, bp_u32 ystride)
+{
+    bp_u32 whole = (len + BP_LANES - 1u) / BP_LANES * BP_LANES;
+    bp_u32 end = len < room && whole <= room ? whole : len, t = 0u;
+    for (; t + BP_LANES <= end; t += BP_LANES) {
+#ifdef __OPENCL_VERSION__
+        bp_u32 J[BP_LANES];
+        BP_VSTORE(BP_VLOADU(stay + t), J);
+#else
+        const bp_u32 *J = stay + t;
+#endif
+        bp_vu q = BP_VLOADU(J);
+        bp_vf px = BP_VGATHER(x, J), py = BP_VGATHER(y, J);
+        BP_VSTORE(q, sorted + pos + t);
+        BP_VSTORE(px, spos + pos + t);
+        BP_VSTORE(py, spos + ystride + pos + t);
+    }
+    for (; t < len; t++) {
+        bp_u32 q = stay[t];
+        sorted[pos + t] = q;
+        spos[pos + t] = x[q];
+        spos[ystride + pos + t] = y[q];
+    }
+}
+
+/* Part u's second half, after the barrier: its cells' new start[] words
+ * and their balls in sorted[] and spos (x at spos[k], y at
+ * spos[ystride + k]). Reads every part's movers; writes only its own
+ * cells' words of start[] (not start[ncells], which stays n) and their
+ * slots. */
+BP_FN void bp_merge_place_lanes(const bp_merge_part *p, int parts, int u,
+                          BP_GLOBAL const bp_u32 *moved, BP_GLOBAL bp_u32 *scratch,
+                          BP_GLOBAL bp_u32 *start, BP_GLOBAL bp_u32 *sorted,
+                          BP_GLOBAL const float *x, BP_GLOBAL const float *y,
+                          BP_GLOBAL float *spos, bp_u32 ystride)
+{
+    const bp_merge_part *me = &p[u];
+    const bp_u32 m = moved[u], ns = bp_merge_len(me) - m;
+    BP_GLOBAL const bp_u32 *stay = bp_merge_stayers(me, scratch);
+    BP_GLOBAL const bp_u32 *oldc = bp_merge_old_cells(me, scratch);
+    BP_GLOBAL bp_u64 *in = bp_merge_movers(me, scratch) + m;
+    BP_GLOBAL bp_u32 *at = bp_merge_old_cells(me, scratch) + m;
+    bp_u32 ni = 0u, left_before = 0u, came_before = 0u;
+    bp_u64 lo = (bp_u64)me->c0 << 32, hi = (bp_u64)me->c1 << 32;
+    for (int t = 0; t < parts; t++) {
+        BP_GLOBAL const bp_u64 *mov = bp_merge_movers(&p[t], scratch);
+        bp_u32 mt = moved[t];
+        if (t < u)
+            left_before += mt;
+        for (bp_u32 k = 0u; k < mt; k++) {
+            bp_u64 key = mov[k];
+            if (key < lo)
+                came_before++;
+            else if (key < hi)
+                in[ni++] = key;
+        }
+    }
+    bp_merge_sort_keys(in, ni, in + ni);
+    /* where each key goes among the balls that stayed (before the first
+     * of its cell's with a larger index), from the old starts of its cell
+     * and the next (this part's words of start[], not yet rewritten) */
+    bp_u32 jo = 0u;
+    for (bp_u32 j = 0u; j < ni; j++) {
+        bp_u32 nc = (bp_u32)(in[j] >> 32), q = (bp_u32)in[j];
+        while (jo < m && oldc[jo] < nc)
+            jo++;
+        bp_u32 jn = jo;
+        while (jn < m && oldc[jn] == nc)
+            jn++;
+        bp_u32 idx = start[nc] - me->ob - jo;
+        bp_u32 end = (nc + 1u < me->c1 ? start[nc + 1u] : me->oe) - me->ob - jn;
+        while (idx < end && stay[idx] < q)
+            idx++;
+        at[j] = idx;
+    }
+    bp_u32 pos = me->ob - left_before + came_before, k = 0u;
+    for (bp_u32 j = 0u; j < ni; j++) {
+        bp_merge_put_run(stay + k, at[j] - k, ns - k, pos, sorted, x, y, spos, ystride);
+        pos += at[j] - k;
+        k = at[j];
+        bp_u32 q = (bp_u32)in[j];
+        sorted[pos] = q;
+        spos[pos] = x[q];
+        spos[ystride + pos] = y[q];
+        pos++;
+    }
+    bp_merge_put_run(stay + k, ns - k, ns - k, pos, sorted, x, y, spos, ystride);
+    /* the new starts: the old ones shifted by the movers that left the
+     * cells before (-1 each) and came to them (+1 each) */
+    bp_u32 shift = came_before - left_before, io = 0u, ii = 0u;
+    for (bp_u32 c = me->c0; c < me->c1;) {
+        while (io < m && oldc[io] < c) {
+            shift--;
+            io++;
+        }
+        while (ii < ni && (bp_u32)(in[ii] >> 32) < c) {
+            shift++;
+            ii++;
+        }
+        bp_u32 next = me->c1;
+        if (io < m && oldc[io] + 1u < next)
+            next = oldc[io] + 1u;
+        if (ii < ni && (bp_u32)(in[ii] >> 32) + 1u < next)
+            next = (bp_u32)(in[ii] >> 32) + 1u;
+        for (; c < next; c++)
+            start[c] += shift;
+    }
 }
 
 #endif

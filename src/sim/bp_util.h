@@ -4,6 +4,7 @@
 #define BP_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Writes "fmt ..." into err (if err != NULL) and returns -1. */
 int bp_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -23,6 +24,14 @@ int bp_env_choice(const char *who, const char *name, const char *one, const char
  * refused, -1 with "<who>NAME=VALUE is not LO..HI" in err. */
 int bp_env_count(const char *who, const char *name, unsigned long lo, unsigned long hi,
                  unsigned long *out, char *err, size_t errlen);
+
+/* The grid merge's setting (kernels/bp_physics.h) from the environment
+ * variable `name`: auto (or unset, or empty) leaves *max, the most balls
+ * of a world whose grid is merged; merge sets it to every world's
+ * (UINT32_MAX), count to none (0). Anything else is refused, -1 with
+ * "<who>NAME=VALUE is not auto, merge or count" in err. */
+int bp_env_merge_max(const char *who, const char *name, uint32_t *max, char *err,
+                     size_t errlen);
 
 /* Seconds from a monotonic clock. */
 double bp_now(void);

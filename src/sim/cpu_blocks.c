@@ -7,61 +7,18 @@
  */
 #include "cpu_blocks.h"
 
-/* The grid merge's scan in lanes (bp_block_passes.merge_scan). */
-static bp_u32 merge_scan(const bp_u32 *sorted, const float *spos, size_t ystride,
-                         const bp_u32 *cell, float inv_cell, bp_i32 gw, bp_i32 gh, bp_u32 k,
-                         bp_u32 k1, bp_u32 *stay, bp_u32 *ns_, uint64_t *mov, bp_u32 *oldc,
-                         bp_u32 *m_)
-{
-    bp_u32 ns = *ns_, m = *m_;
-    for (; k + BP_LANES <= k1; k += BP_LANES) {
-        const bp_u32 *J = sorted + k;
-        bp_vu q = BP_VLOADU(J), nc = BP_VGATHERU(cell, J);
-        bp_vf sx = BP_VLOAD(spos + k), sy = BP_VLOAD(spos + ystride + k);
-        bp_vi oc = bp_vgrid_coord(sy, inv_cell, gh) * gw + bp_vgrid_coord(sx, inv_cell, gw);
-        bp_vi same = BP_VASI(nc) == oc;
-        /* ns is at most k's place in the part: the store's BP_LANES
-         * words stay in stay[] */
-        BP_VCOMPRESS(stay, ns, same, q);
-        for (unsigned mv = BP_VMASK(~same); mv; mv &= mv - 1u) {
-            unsigned l = (unsigned)__builtin_ctz(mv);
-            oldc[m] = (bp_u32)oc[l];
-            mov[m++] = (uint64_t)nc[l] << 32 | q[l];
-        }
-    }
-    *ns_ = ns;
-    *m_ = m;
-    return k;
-}
-
-/* The grid merge's put in lanes (bp_block_passes.merge_put). */
-static bp_u32 merge_put(const bp_u32 *stay, bp_u32 len, bp_u32 pos, bp_u32 *sorted,
-                        const float *x, const float *y, float *spos, size_t ystride)
-{
-    bp_u32 t = 0;
-    for (; t + BP_LANES <= len; t += BP_LANES) {
-        const bp_u32 *J = stay + t;
-        bp_vu q = BP_VLOADU(J);
-        bp_vf px = BP_VGATHER(x, J), py = BP_VGATHER(y, J);
-        BP_VSTORE(q, sorted + pos + t);
-        BP_VSTORE(px, spos + pos + t);
-        BP_VSTORE(py, spos + ystride + pos + t);
-    }
-    return t;
-}
-
 #if BP_LANES == 16
 const bp_block_passes bp_blocks16 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
                                      bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
-                                     merge_scan, merge_put, 16};
+                                     bp_merge_scan_lanes, bp_merge_place_lanes, 16};
 #elif BP_LANES == 8
 const bp_block_passes bp_blocks8 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
                                     bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
-                                    merge_scan, merge_put, 8};
+                                    bp_merge_scan_lanes, bp_merge_place_lanes, 8};
 #else
 const bp_block_passes bp_blocks4 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
                                     bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
-                                    merge_scan, merge_put, 4};
+                                    bp_merge_scan_lanes, bp_merge_place_lanes, 4};
 
 /* Whether the processor runs code built for x86-64-v3 and -v4: the levels
  * by name, or where the compiler knows only the features' names

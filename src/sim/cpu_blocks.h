@@ -32,20 +32,14 @@ typedef struct bp_block_passes {
     /* bp_grid_offsets_span_lanes: cells c0..c1-1, run words before c0 (a
      * scan across the lanes at 16, else bp_grid_offsets_span) */
     void (*offsets)(bp_u32 *const *cnt, bp_u32 parts, bp_u32 c0, bp_u32 c1, bp_u32 run);
-    /* the grid merge's scan (grid_merge.c) over whole vectors of old
-     * slots from k on, k1 the part's end: each slot's ball appended to
-     * stay[] (*ns of them) where its new cell (cell[]) is its old one (the
-     * cell of its grid position, spos), else to the movers (mov[], keys
-     * cell << 32 | ball, and oldc[], *m of them); returns the first slot
-     * it left, fewer than BP_LANES before k1 */
-    bp_u32 (*merge_scan)(const bp_u32 *sorted, const float *spos, size_t ystride,
-                         const bp_u32 *cell, float inv_cell, bp_i32 gw, bp_i32 gh, bp_u32 k,
-                         bp_u32 k1, bp_u32 *stay, bp_u32 *ns, uint64_t *mov, bp_u32 *oldc,
-                         bp_u32 *m);
-    /* balls stay[0..len-1] into slots pos.. of sorted[] and spos (their
-     * x and y), whole vectors of them: returns how many it put */
-    bp_u32 (*merge_put)(const bp_u32 *stay, bp_u32 len, bp_u32 pos, bp_u32 *sorted,
-                        const float *x, const float *y, float *spos, size_t ystride);
+    /* the grid merge's halves (bp_merge_scan_lanes, bp_merge_place_lanes;
+     * src/sim/grid_merge.h) */
+    bp_u32 (*merge_scan)(const bp_merge_part *p, float inv_cell, bp_i32 gw, bp_i32 gh,
+                         const bp_u32 *sorted, const float *spos, bp_u32 ystride,
+                         const bp_u32 *cell, bp_u32 *scratch);
+    void (*merge_place)(const bp_merge_part *p, int parts, int u, const bp_u32 *moved,
+                        bp_u32 *scratch, bp_u32 *start, bp_u32 *sorted, const float *x,
+                        const float *y, float *spos, bp_u32 ystride);
     int lanes;
 } bp_block_passes;
 

@@ -50,7 +50,7 @@ typedef struct cpu_engine {
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
     double gshare[ONCE_TEAM + 1]; /* where each thread's balls begin in the grid build */
     float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
-    int merge;              /* the grid from the last sub-step's (grid_merge.h): GRID_* */
+    uint32_t merge_max;     /* the most balls whose grid is merged (grid_merge.h) */
     /* how many threads a call of the block passes runs on
      * (BALLPIT_CPU_TEAM): all it was made with (fixed; also whenever the
      * caller asked for a thread count), the faster of all and one by the
@@ -68,7 +68,6 @@ typedef struct cpu_engine {
  * and fast spells), level on the rain 25k, but 1.03 on the rain 50k,
  * whose merge's gathers of the balls' positions leave the core's cache
  * (docs/benchmarks.md, fiftieth session). */
-enum { GRID_COUNT, GRID_MERGE, GRID_AUTO };
 #define MERGE_MAX_BALLS 32768u
 
 /* Floats between two threads' v2t slots: a cache line each. */
@@ -371,8 +370,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                          c->best, c->ncontact, c->scratch, lx1, ly1, lx2, ly2, seg_start,
                          seg_list, c->gaps ? c->sg.gap : NULL};
     const int nb = (n + (int)BP_BLOCK - 1) / (int)BP_BLOCK;
-    const int merge =
-        c->merge == GRID_MERGE || (c->merge == GRID_AUTO && (uint32_t)n <= MERGE_MAX_BALLS);
+    const int merge = (uint32_t)n <= c->merge_max;
     if (B) {
         /* One team for all the sub-steps: each pass a worksharing loop
          * (its end the barrier the next pass needs), the grid's offsets
@@ -742,18 +740,9 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
      * default) merged in worlds of up to MERGE_MAX_BALLS (the same bits
      * either way; for A/B runs) */
     c->gaps = 1;
-    c->merge = GRID_AUTO;
-    const char *grid = getenv("BALLPIT_CPU_GRID");
-    if (grid && *grid) {
-        if (strcmp(grid, "count") == 0 || strcmp(grid, "merge") == 0) {
-            c->merge = grid[0] == 'm' ? GRID_MERGE : GRID_COUNT;
-        } else if (strcmp(grid, "auto") != 0) {
-            bp_fail(err, errlen, "BALLPIT_CPU_GRID=%s is not auto, merge or count", grid);
-            free(c);
-            return NULL;
-        }
-    }
-    if (bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
+    c->merge_max = MERGE_MAX_BALLS;
+    if (bp_env_merge_max("", "BALLPIT_CPU_GRID", &c->merge_max, err, errlen) ||
+        bp_env_choice("", "BALLPIT_CPU_PAIRS", "twice", "once", &c->twice, err, errlen) ||
         bp_env_choice("", "BALLPIT_CPU_SEGGAP", "1", "0", &c->gaps, err, errlen)) {
         free(c);
         return NULL;

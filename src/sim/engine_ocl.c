@@ -48,8 +48,9 @@
 /* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
  * group, G + 1 cuts of pass 3's slots, a time per group, G + 1 cuts of
  * pass 5's balls, a time per group, G + 1 cuts of the grid's parts, a
- * time per group */
-#define SYNC_WORDS(G) (7 + 7 * (size_t)(G))
+ * time per group, and each part of the grid's merge: its movers, then
+ * its cells and old slots (4 words) */
+#define SYNC_WORDS(G) (7 + 7 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
 /* Where cut block k (0: pass 3's slots, 1: pass 5's balls, 2: the grid's
  * parts) begins in them (bp_team_cuts) */
 #define SYNC_CUTS(G, k) (4 + (size_t)(G) + (size_t)(k) * (2 * (size_t)(G) + 1))
@@ -57,6 +58,10 @@
  * in (each part's count array is ncells words; kernels/ballpit.cl) */
 #define TEAM_PASSES 6u
 #define TEAM_PARTS_MAX 4u
+/* The most balls of a world whose grid bp_k_steps merges from the last
+ * sub-step's (kernels/bp_physics.h) instead of counting it anew, as the
+ * CPU engine's MERGE_MAX_BALLS (docs/benchmarks.md, fifty-first session) */
+#define TEAM_MERGE_MAX 32768u
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
 
@@ -362,6 +367,13 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     int portable = 0;
     if (env_choice("BALLPIT_OCL_PORTABLE", "1", "0", &portable, err, errlen))
         return -1;
+    /* BALLPIT_OCL_MERGE=count or merge: bp_k_steps' grid after a step's
+     * first sub-step always counted anew or always merged, auto (the
+     * default) merged in worlds of up to TEAM_MERGE_MAX balls (the same
+     * bits either way; for A/B runs and tests) */
+    uint32_t merge_max = TEAM_MERGE_MAX;
+    if (bp_env_merge_max("OpenCL: ", "BALLPIT_OCL_MERGE", &merge_max, err, errlen))
+        return -1;
     /* BALLPIT_OCL_PAIRS=twice: bp_k_steps' pass 3 as bp_block_contacts,
      * each pair evaluated for each of its balls (A/B runs; the same bits) */
     int twice = 0;
@@ -399,13 +411,15 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
                 "ballpit: BALLPIT_OCL_NVREG=%lu ignored: %s has no cl_nv_compiler_options "
                 "(NVIDIA's platform only)\n",
                 nvreg, o->base.device);
-    char opts[448];
+    char opts[640];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
-             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu%s%s%s%s%s%s%s",
+             "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu -DBP_TEAM_MERGE_MAX=%uu"
+             "%s%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
+             merge_max,
              (dtype & CL_DEVICE_TYPE_CPU) ? " -DBP_OCL_CPU=1" : "",
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",

@@ -29,6 +29,18 @@ int bp_env_choice(const char *who, const char *name, const char *one, const char
     return 0;
 }
 
+int bp_env_merge_max(const char *who, const char *name, uint32_t *max, char *err,
+                     size_t errlen)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || strcmp(v, "auto") == 0)
+        return 0;
+    if (strcmp(v, "merge") != 0 && strcmp(v, "count") != 0)
+        return bp_fail(err, errlen, "%s%s=%s is not auto, merge or count", who, name, v);
+    *max = v[0] == 'm' ? UINT32_MAX : 0u;
+    return 0;
+}
+
 int bp_env_count(const char *who, const char *name, unsigned long lo, unsigned long hi,
                  unsigned long *out, char *err, size_t errlen)
 {

@@ -79,21 +79,16 @@ static int determinism_parallel_grid(void)
  * the bits of the first, which must have moved. Impacts, deep overlaps
  * and springs. */
 #define T_SET_MAX 9
-static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t nsets,
-                                     uint32_t rain)
+static int same_bits_on_worlds(const char *const sets[][T_SET_MAX], size_t nsets,
+                               bp_world *const *worlds, int nworlds, uint32_t frames)
 {
-    bp_engine *probe = t_ocl_engine_or_skip();
-    if (!probe)
-        return BP_TEST_SKIP;
-    bp_engine_destroy(probe);
-    bp_world *worlds[3] = {t_world_rain(rain), t_world_pile(700), t_world_mixed(600)};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < nworlds; k++) {
         bp_world *w = worlds[k], *first = NULL;
         ENSURE(w != NULL);
         for (size_t i = 0; i < nsets; i++) {
             for (int v = 0; sets[i][v]; v += 2)
                 ENSURE(setenv(sets[i][v], sets[i][v + 1], 1) == 0);
-            bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+            bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, frames);
             for (int v = 0; sets[i][v]; v += 2)
                 unsetenv(sets[i][v]);
             ENSURE(b != NULL);
@@ -102,13 +97,27 @@ static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t
                 first = b;
                 continue;
             }
-            ENSURE(t_same_bits(first, b));
+            if (!t_same_bits(first, b)) {
+                fprintf(stderr, "world %d, setting %zu: not the first setting's bits\n", k, i);
+                return 1;
+            }
             bp_world_destroy(b);
         }
         bp_world_destroy(first);
         bp_world_destroy(w);
     }
     return 0;
+}
+
+static int same_bits_across_settings(const char *const sets[][T_SET_MAX], size_t nsets,
+                                     uint32_t rain)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    bp_world *worlds[3] = {t_world_rain(rain), t_world_pile(700), t_world_mixed(600)};
+    return same_bits_on_worlds(sets, nsets, worlds, 3, 15);
 }
 
 /* The contact pass in 4, 8 and 16 SIMD lanes (BALLPIT_OCL_LANES; 4 or 8 unless
@@ -150,6 +159,18 @@ static int t_ocl_is_cpu(const char *name)
     }
     free(text);
     return found;
+}
+
+/* Whether the tests' OpenCL device is a CPU, as t_ocl_is_cpu; -2 where
+ * there is none (the test skips). */
+static int t_device_is_cpu(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return -2;
+    int cpu = t_ocl_is_cpu(bp_engine_device(probe));
+    bp_engine_destroy(probe);
+    return cpu;
 }
 
 /* The host cores a step keeps busy (what the sandbox's drawing leaves
@@ -218,11 +239,9 @@ static int spin_refused_off_cpu(void)
  * bp_k_steps may not run, the refusal is checked instead. */
 static int one_launch_same_bits(void)
 {
-    bp_engine *probe = t_ocl_engine_or_skip();
-    if (!probe)
+    int cpu = t_device_is_cpu();
+    if (cpu == -2)
         return BP_TEST_SKIP;
-    int cpu = t_ocl_is_cpu(bp_engine_device(probe));
-    bp_engine_destroy(probe);
     ENSURE(cpu >= 0);
     if (!cpu)
         return spin_refused_off_cpu();
@@ -242,6 +261,49 @@ static int one_launch_same_bits(void)
      * 2,048: bp_step_setup), as in the bench's worlds: the grid's parts
      * then each hold more balls than a count array has cells */
     return same_bits_across_settings(sets, sizeof sets / sizeof *sets, 2200);
+}
+
+/* bp_k_steps merges each sub-step's grid from the last one's (but the
+ * step's first) and counts it anew where too many balls changed cell:
+ * a gas of 900 balls at up to 2,400 px/s, where a fifth of the balls or
+ * more change cell every sub-step, gives the separate kernels' bits with
+ * the merge on (it refuses and counts, by one group), off, forced, and
+ * with the launches stopped at nearly every barrier (the merge's passes
+ * begun again in the next launch); and so does the rain, where it
+ * merges. BALLPIT_OCL_MERGE=sometimes is refused. */
+static int merge_or_count_same_bits(void)
+{
+    int cpu = t_device_is_cpu();
+    if (cpu == -2)
+        return BP_TEST_SKIP;
+    ENSURE(cpu >= 0);
+    /* a value out of place is refused in one line */
+    char err[512];
+    ENSURE(setenv("BALLPIT_OCL_MERGE", "sometimes", 1) == 0);
+    bp_engine *bad = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
+    unsetenv("BALLPIT_OCL_MERGE");
+    ENSURE(bad == NULL && strstr(err, "BALLPIT_OCL_MERGE=sometimes is not auto, merge or count"));
+    if (!cpu)
+        return BP_TEST_SKIP; /* bp_k_steps runs on CPU devices only */
+#define T_SPIN(groups) "BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", groups
+    static const char *const sets[][T_SET_MAX] = {
+        {"BALLPIT_OCL_SYNC", "kernels", NULL},
+        {T_SPIN("2"), NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_MERGE", "count", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_MERGE", "merge", NULL},
+        {T_SPIN("1"), "BALLPIT_OCL_MERGE", "merge", NULL},
+        {T_SPIN("3"), "BALLPIT_OCL_MERGE", "merge", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_MERGE", "merge", "BALLPIT_OCL_PATIENCE", "1", NULL},
+    };
+#undef T_SPIN
+    bp_world *gas = t_world_gas(900);
+    ENSURE(gas != NULL);
+    for (uint32_t i = 0; i < gas->count; i++) {
+        gas->vx[i] *= 12.0f;
+        gas->vy[i] *= 12.0f;
+    }
+    bp_world *worlds[2] = {gas, t_world_rain(1200)};
+    return same_bits_on_worlds(sets, sizeof sets / sizeof *sets, worlds, 2, 4);
 }
 
 /* One step split in many calls gives the same state as one call: the
@@ -590,6 +652,7 @@ int main(int argc, char **argv)
         BP_TEST(determinism_parallel_grid),
         BP_TEST(lanes_same_bits),
         BP_TEST(one_launch_same_bits),
+        BP_TEST(merge_or_count_same_bits),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
