@@ -13,6 +13,12 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* A setting of one of nwords words from the environment variable `name`:
+ * *index = k for words[k], unchanged when unset or empty. Any other value
+ * is refused, -1 with "<who>NAME=VALUE is not A, B or C" in err. */
+int bp_env_word(const char *who, const char *name, const char *const *words, int nwords,
+                int *index, char *err, size_t errlen);
+
 /* A setting of two words from the environment variable `name`: *flag = 1
  * for `one`, 0 for `zero`, unchanged when unset or empty. Any other value
  * is refused, -1 with "<who>NAME=VALUE is not ONE or ZERO" in err. */

@@ -3,24 +3,15 @@
 #include "team_pick.h"
 #include "bp_util.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 int bp_team_pick_init(bp_team_pick *p, int all, int can, int adapt_default, const char *who,
                       const char *var, char *err, size_t errlen)
 {
-    p->mode = adapt_default ? BP_TEAM_ADAPT : BP_TEAM_FIXED;
-    const char *v = var ? getenv(var) : NULL;
-    if (v && *v) {
-        if (strcmp(v, "fixed") == 0)
-            p->mode = BP_TEAM_FIXED;
-        else if (strcmp(v, "adapt") == 0)
-            p->mode = BP_TEAM_ADAPT;
-        else if (strcmp(v, "alternate") == 0)
-            p->mode = BP_TEAM_ALTERNATE;
-        else
-            return bp_fail(err, errlen, "%s%s=%s is not adapt, fixed or alternate", who, var, v);
-    }
+    static const char *const words[3] = {"adapt", "fixed", "alternate"};
+    static const int modes[3] = {BP_TEAM_ADAPT, BP_TEAM_FIXED, BP_TEAM_ALTERNATE};
+    int k = adapt_default ? 0 : 1;
+    if (var && bp_env_word(who, var, words, 3, &k, err, errlen))
+        return -1;
+    p->mode = modes[k];
     if (!can)
         p->mode = BP_TEAM_FIXED;
     p->all = all;

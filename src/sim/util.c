@@ -17,27 +17,47 @@ int bp_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-int bp_env_choice(const char *who, const char *name, const char *one, const char *zero,
-                  int *flag, char *err, size_t errlen)
+int bp_env_word(const char *who, const char *name, const char *const *words, int nwords,
+                int *index, char *err, size_t errlen)
 {
     const char *v = getenv(name);
     if (!v || !*v)
         return 0;
-    if (strcmp(v, one) != 0 && strcmp(v, zero) != 0)
-        return bp_fail(err, errlen, "%s%s=%s is not %s or %s", who, name, v, one, zero);
-    *flag = strcmp(v, one) == 0;
+    for (int k = 0; k < nwords; k++)
+        if (strcmp(v, words[k]) == 0) {
+            *index = k;
+            return 0;
+        }
+    /* "is not A, B or C" */
+    char list[160] = "";
+    size_t at = 0;
+    for (int k = 0; k < nwords && at < sizeof list; k++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+                               k == 0 ? "" : k + 1 == nwords ? " or " : ", ", words[k]);
+    return bp_fail(err, errlen, "%s%s=%s is not %s", who, name, v, list);
+}
+
+int bp_env_choice(const char *who, const char *name, const char *one, const char *zero,
+                  int *flag, char *err, size_t errlen)
+{
+    const char *const words[2] = {one, zero};
+    int k = -1; /* unset: *flag stays */
+    if (bp_env_word(who, name, words, 2, &k, err, errlen))
+        return -1;
+    if (k >= 0)
+        *flag = k == 0;
     return 0;
 }
 
 int bp_env_merge_max(const char *who, const char *name, uint32_t *max, char *err,
                      size_t errlen)
 {
-    const char *v = getenv(name);
-    if (!v || !*v || strcmp(v, "auto") == 0)
-        return 0;
-    if (strcmp(v, "merge") != 0 && strcmp(v, "count") != 0)
-        return bp_fail(err, errlen, "%s%s=%s is not auto, merge or count", who, name, v);
-    *max = v[0] == 'm' ? UINT32_MAX : 0u;
+    static const char *const words[3] = {"auto", "merge", "count"};
+    int k = 0;
+    if (bp_env_word(who, name, words, 3, &k, err, errlen))
+        return -1;
+    if (k > 0)
+        *max = k == 1 ? UINT32_MAX : 0u;
     return 0;
 }
 
