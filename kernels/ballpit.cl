@@ -693,6 +693,17 @@ static uint bp_team_part(volatile __global uint *cut, uint slots, uint n, uint p
     return (uint)((ulong)n * u / parts);
 }
 
+/* The grid's parts u0, u0 + du, ... of `parts` counted by cell
+ * (bp_grid_count) into their count arrays cnt[u]. */
+static void bp_team_count(__global const uint *cell, volatile __global uint *gcut, uint slots,
+                          uint n, uint parts, uint u0, uint du, __global uint *const *cnt,
+                          uint ncells)
+{
+    for (uint u = u0; u < parts; u += du)
+        bp_grid_count(cell, bp_team_part(gcut, slots, n, parts, u),
+                      bp_team_part(gcut, slots, n, parts, u + 1u), cnt[u], ncells);
+}
+
 /* The parts of the grid's merge (bp_merge_cut) from the old grid:
  * beginning where pass 3's ranges begin (the cuts at cut3) where there is
  * a part per group, else evenly. Every group works them out alike in the
@@ -770,7 +781,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     const int gtime = t.G == slots && parts == slots;
 #endif
     /* the merge's parts, its movers' counts, and whether this sub-step's
-     * grid was merged (pass 1 leaves no barrier then) */
+     * grid was merged (pass 1 leaves no barrier then; 0 in a launch that
+     * begins at pass 2, which follows pass 1's barrier) */
     bp_merge_part mp[BP_TEAM_PARTS_MAX];
     volatile __global uint *moved = sync + 7u + 7u * slots, *keep = moved + BP_TEAM_PARTS_MAX;
     __global uint *scratch = (__global uint *)sum;
@@ -795,38 +807,32 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
 #endif
-            for (uint u = t.g; u < parts; u += t.G)
-                bp_grid_count(cell, bp_team_part(gcut, slots, P.n, parts, u),
-                              bp_team_part(gcut, slots, P.n, parts, u + 1u), cnt[u], ncells);
+            bp_team_count(cell, gcut, slots, P.n, parts, t.g, t.G, cnt, ncells);
 #ifdef BP_TEAM_CLOCK
             if (gtime)
                 bp_team_took(&t, gcut, slots, t0, 0);
 #endif
-        } else if (p == BP_TP_OFFSETS && merge) {
-            bp_team_merge_kept(keep, parts, mp);
-            merged = bp_merge_fits(mp, (int)parts, (__global const uint *)moved);
+        } else if (p == BP_TP_OFFSETS) {
+            merged = 0;
+            if (merge) {
+                bp_team_merge_kept(keep, parts, mp);
+                merged = bp_merge_fits(mp, (int)parts, (__global const uint *)moved);
+            }
             if (merged) {
                 for (uint u = t.g; u < parts; u += t.G)
                     bp_merge_place_lanes(mp, (int)parts, (int)u, (__global const uint *)moved,
                                          scratch, cell_start, sorted, x, y, spos, P.ystride);
-            } else if (t.g == 0u) { /* counted anew, by one group */
-                for (uint u = 0u; u < parts; u++)
-                    bp_grid_count(cell, bp_team_part(gcut, slots, P.n, parts, u),
-                                  bp_team_part(gcut, slots, P.n, parts, u + 1u), cnt[u], ncells);
+            } else if (t.g == 0u) {
+                /* where the merge said no, the grid counted anew, by one group */
+                if (merge)
+                    bp_team_count(cell, gcut, slots, P.n, parts, 0u, 1u, cnt, ncells);
                 bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
             }
 #ifdef BP_TEAM_CLOCK
             if (t.g == 0u && t.G == slots)
                 bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
 #endif
-        } else if (p == BP_TP_OFFSETS) {
-            if (t.g == 0u)
-                bp_grid_offsets_lanes(cnt, parts, ncells, P.n);
-#ifdef BP_TEAM_CLOCK
-            if (t.g == 0u && t.G == slots)
-                bp_team_rebalance(bp_team_cuts(&t, slots, 1u), slots, P.n);
-#endif
-        } else if (p == BP_TP_PLACE && merge && merged) {
+        } else if (p == BP_TP_PLACE && merged) {
             /* placed in pass 1 */
         } else if (p == BP_TP_PLACE) {
 #ifdef BP_TEAM_CLOCK
@@ -897,7 +903,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #endif
             bp_team_put_v2(&t, slots, v2m);
         }
-        if (p == BP_TP_OFFSETS && merge && merged)
+        if (p == BP_TP_OFFSETS && merged)
             continue; /* the place's barrier is the one after pass 2 */
         if (q + 1u < end && !bp_team_barrier(&t, q))
             return;
