@@ -2900,6 +2900,16 @@ BP_FN void bp_slot_block_one(const bp_step_params *P, const bp_block_arrays *A, 
     S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
 }
 
+/* J: the BP_LANES indices at p for a gather, in private memory in OpenCL
+ * C (a copy), read where they are in C. */
+#ifdef __OPENCL_VERSION__
+#define BP_GATHER_INDICES(J, p)                                              \
+    bp_u32 J[BP_LANES];                                                        \
+    BP_VSTORE(BP_VLOADU(p), J)
+#else
+#define BP_GATHER_INDICES(J, p) const bp_u32 *J = (p)
+#endif
+
 /* Fills S with the balls in slots k0..k1-1 (at most BP_BLOCK). */
 BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                               bp_u32 k0, bp_u32 k1, bp_slot_block *S)
@@ -2908,12 +2918,7 @@ BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A,
     bp_u32 k = k0;
     S->k0 = k0;
     for (; k + BP_LANES <= k1; k += BP_LANES) {
-#ifdef __OPENCL_VERSION__
-        bp_u32 J[BP_LANES]; /* the gathers' indices in private memory */
-        BP_VSTORE(BP_VLOADU(A->sorted + k), J);
-#else
-        const bp_u32 *J = A->sorted + k;
-#endif
+        BP_GATHER_INDICES(J, A->sorted + k);
         bp_slot_block_lanes(P, A, vmax, BP_VLOAD(spos + k), BP_VLOAD(spos + P->ystride + k), J,
                             k - k0, S);
     }
@@ -3933,12 +3938,7 @@ BP_FN bp_u32 bp_merge_scan_lanes(const bp_merge_part *p, float inv_cell, bp_i32 
     BP_GLOBAL bp_u32 *stay = bp_merge_stayers(p, scratch), *oldc = bp_merge_old_cells(p, scratch);
     bp_u32 ns = 0u, m = 0u, k = p->ob;
     for (; k + BP_LANES <= p->oe; k += BP_LANES) {
-#ifdef __OPENCL_VERSION__
-        bp_u32 J[BP_LANES]; /* the gather's indices in private memory */
-        BP_VSTORE(BP_VLOADU(sorted + k), J);
-#else
-        const bp_u32 *J = sorted + k;
-#endif
+        BP_GATHER_INDICES(J, sorted + k);
         bp_vu q = BP_VLOADU(J), nc = BP_VGATHERU(cell, J);
         bp_vf sx = BP_VLOAD(spos + k), sy = BP_VLOAD(spos + ystride + k);
         bp_vi oc = bp_vgrid_coord(sy, inv_cell, gh) * gw + bp_vgrid_coord(sx, inv_cell, gw);
@@ -4047,12 +4047,7 @@ BP_FN void bp_merge_put_run(BP_GLOBAL const bp_u32 *stay, bp_u32 len, bp_u32 roo
     bp_u32 whole = (len + BP_LANES - 1u) / BP_LANES * BP_LANES;
     bp_u32 end = len < room && whole <= room ? whole : len, t = 0u;
     for (; t + BP_LANES <= end; t += BP_LANES) {
-#ifdef __OPENCL_VERSION__
-        bp_u32 J[BP_LANES];
-        BP_VSTORE(BP_VLOADU(stay + t), J);
-#else
-        const bp_u32 *J = stay + t;
-#endif
+        BP_GATHER_INDICES(J, stay + t);
         bp_vu q = BP_VLOADU(J);
         bp_vf px = BP_VGATHER(x, J), py = BP_VGATHER(y, J);
         BP_VSTORE(q, sorted + pos + t);
