@@ -109,15 +109,11 @@ static int world_make(world *w, uint32_t n, int32_t gw, int32_t gh, float cell, 
 static void grids_build(world *w)
 {
     bp_grid_build(w->n, w->ncells, w->cell0, w->start, w->sorted);
-    for (uint32_t k = 0; k < w->n; k++) {
-        w->spos[k] = w->x0[w->sorted[k]];
-        w->spos[w->ystride + k] = w->y0[w->sorted[k]];
-    }
+    for (uint32_t k = 0; k < w->n; k++)
+        bp_grid_position(k, w->sorted, w->x0, w->y0, w->spos, (bp_u32)w->ystride);
     bp_grid_build(w->n, w->ncells, w->cell1, w->ref_start, w->ref_sorted);
-    for (uint32_t k = 0; k < w->n; k++) {
-        w->ref_spos[k] = w->x1[w->ref_sorted[k]];
-        w->ref_spos[w->ystride + k] = w->y1[w->ref_sorted[k]];
-    }
+    for (uint32_t k = 0; k < w->n; k++)
+        bp_grid_position(k, w->ref_sorted, w->x1, w->y1, w->ref_spos, (bp_u32)w->ystride);
 }
 
 /* The merge in `parts` parts cut at random slots, as a team would run it
