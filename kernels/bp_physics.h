@@ -36,11 +36,12 @@
  * clang-based and takes the attribute. */
 #define BP_FN static inline __attribute__((always_inline))
 #define BP_FN_INLINE BP_FN
-/* A function kept a call even so: bp_once_work_off, which PoCL's
+/* Functions kept calls even so: bp_once_work_off, which PoCL's
  * one-launch step calls once per list of about 240 pairs from three
  * places; inlined, its registers crowded the screening loops around it
  * (their loop constants went to the stack): 0.92-0.93 of PoCL's rain
- * time as a call (docs/benchmarks.md). */
+ * time as a call (docs/benchmarks.md). And bp_once_fold_list, its fold,
+ * for the same reason inside it. */
 #define BP_FN_CALLED static __attribute__((noinline))
 #define BP_SQRT(x) sqrt(x)
 #define BP_FMIN(a, b) fmin(a, b)
@@ -2771,6 +2772,56 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf 
     *vyi = BP_VGATHER(S->vy, I);
 }
 
+/* Folds the list's nlive live pairs (bp_once_work_off) into their balls'
+ * records in list order, which is each ball's neighbour order; without a
+ * branch but for the rare pair that may be a ball's impact partner
+ * (bp_once_fold). Keeping ball i's sums in registers over its run of
+ * pairs paid while a sum was four arrays: a record is one load and one
+ * store. A call of its own in OpenCL C: inside bp_once_work_off, PoCL's
+ * build kept the arrays' addresses on the stack, crowded out by the
+ * evaluation's registers, and loaded them again for every pair (PoCL's
+ * rain 10k 0.985 of the frame time as a call, the piles 0.97-0.975,
+ * fifty-third session, docs/benchmarks.md). GCC's build keeps them in
+ * registers either way, and inlines it. */
+#ifdef __OPENCL_VERSION__
+#define BP_FN_FOLD BP_FN_CALLED
+#else
+#define BP_FN_FOLD BP_FN_INLINE /* GCC's inlining as when it was written in place */
+#endif
+BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
+                                    const bp_step_params *P, const bp_block_arrays *A,
+                                    int fold_i)
+{
+    BP_GLOBAL float *sum = A->sum;
+    BP_GLOBAL bp_u8 *nc = A->ncontact;
+    for (bp_u32 q = 0u; q < nlive; q++) {
+        bp_u32 lv = L->live[q], jw = L->livej[q];
+        bp_u32 i = lv & ~(BP_ONCE_CAND | BP_ONCE_SOFT), rp = BP_ONCE_I(jw);
+        bp_u32 j = jw & BP_ONCE_JBITS;
+        bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
+        if (lv & BP_ONCE_CAND) {
+            float t = L->t[BP_REC_INV(rp)];
+            if (fold_i)
+                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, (int)soft, L->ti[rp]);
+            if (!(j & BP_ONCE_NOJ))
+                bp_once_fold(P, A, j, i, t, 1, (int)soft, L->tj[rp]);
+            continue;
+        }
+        if (fold_i) {
+            bp_f4 a = BP_F4LOAD(sum + 4u * i) + L->ti[rp];
+            BP_F4STORE(a, sum + 4u * i);
+            bp_u32 n0 = nc[i];
+            nc[i] = (bp_u8)(n0 + (n0 < 255u ? soft : 0u));
+        }
+        if (!(j & BP_ONCE_NOJ)) {
+            bp_f4 a = BP_F4LOAD(sum + 4u * j) + L->tj[rp];
+            BP_F4STORE(a, sum + 4u * j);
+            bp_u32 n1 = nc[j];
+            nc[j] = (bp_u8)(n1 + (n1 < 255u ? soft : 0u));
+        }
+    }
+}
+
 /* Evaluates the list's n pairs (balls i of block S) and folds each into
  * its ball i (if fold_i) and its ball j (unless flagged). */
 BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
@@ -2809,39 +2860,7 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         BP_VCOMPRESS(L->livej, nj, live,
                      (word & BP_VUSPLAT(BP_ONCE_JBITS)) | (rec << BP_ONCE_ISHIFT));
     }
-    /* Each pair's terms added to its balls' records in list order, which
-     * is each ball's neighbour order; without a branch but for the rare
-     * pair that may be a ball's impact partner (bp_once_fold). Keeping
-     * ball i's sums in registers over its run of pairs paid while a sum
-     * was four arrays: a record is one load and one store. */
-    BP_GLOBAL float *sum = A->sum;
-    BP_GLOBAL bp_u8 *nc = A->ncontact;
-    for (bp_u32 q = 0u; q < nlive; q++) {
-        bp_u32 lv = L->live[q], jw = L->livej[q];
-        bp_u32 i = lv & ~(BP_ONCE_CAND | BP_ONCE_SOFT), rp = BP_ONCE_I(jw);
-        bp_u32 j = jw & BP_ONCE_JBITS;
-        bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
-        if (lv & BP_ONCE_CAND) {
-            float t = L->t[BP_REC_INV(rp)];
-            if (fold_i)
-                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, (int)soft, L->ti[rp]);
-            if (!(j & BP_ONCE_NOJ))
-                bp_once_fold(P, A, j, i, t, 1, (int)soft, L->tj[rp]);
-            continue;
-        }
-        if (fold_i) {
-            bp_f4 a = BP_F4LOAD(sum + 4u * i) + L->ti[rp];
-            BP_F4STORE(a, sum + 4u * i);
-            bp_u32 n0 = nc[i];
-            nc[i] = (bp_u8)(n0 + (n0 < 255u ? soft : 0u));
-        }
-        if (!(j & BP_ONCE_NOJ)) {
-            bp_f4 a = BP_F4LOAD(sum + 4u * j) + L->tj[rp];
-            BP_F4STORE(a, sum + 4u * j);
-            bp_u32 n1 = nc[j];
-            nc[j] = (bp_u8)(n1 + (n1 < 255u ? soft : 0u));
-        }
-    }
+    bp_once_fold_list(L, nlive, P, A, fold_i);
 }
 
 /* Clears the sums of the balls in slots *z .. to-1; *z = to. */
