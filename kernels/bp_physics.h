@@ -146,10 +146,10 @@ typedef uint16 bp_vu;
 #ifdef BP_OCL_AVX512
 #define BP_VGATHER(a, J)                                                                  \
     __builtin_ia32_gathersiv16sf((float16)(0.0f), (const void *)(size_t)(a),              \
-                                 as_int16(vload16(0, (J))), (ushort)0xffff, 4)
+                                 as_int16(BP_VLOADU(J)), (ushort)0xffff, 4)
 #define BP_VGATHERU(a, J)                                                                 \
     as_uint16(__builtin_ia32_gathersiv16si((int16)(0), (const void *)(size_t)(a),         \
-                                           as_int16(vload16(0, (J))), (ushort)0xffff, 4))
+                                           as_int16(BP_VLOADU(J)), (ushort)0xffff, 4))
 #else
 #define BP_VGATHER(a, J)                                                                  \
     ((float16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
@@ -187,7 +187,13 @@ BP_FN uint bp_vmask(int16 m)
  * per address space: vstore16 was, in PoCL's build, three stores of 4, 4
  * and 8 lanes (PoCL's rain 0.92-0.93 and pile 0.96 of the frame time with
  * one store). The twenty-fourth session's one store through an integer
- * address could alias anything, and was slower. */
+ * address could alias anything, and was slower. Loads the same way
+ * (bp_vld): vload16 from private memory that a store had just written
+ * (a gather's indices, the pair list) came back as the stored vector
+ * taken apart and put together again by six shuffles; with the typed
+ * loads PoCL's rain 10k took 0.98 of its frame time, the rain 50k and
+ * the pile 50k 0.98, the rain 1k 0.96 (fifty-third session,
+ * docs/benchmarks.md). */
 typedef float16 bp_f16_a4 __attribute__((aligned(4)));
 typedef int16 bp_i16_a4 __attribute__((aligned(4)));
 typedef uint16 bp_u16_a4 __attribute__((aligned(4)));
@@ -198,12 +204,20 @@ BP_VST_OV void bp_vst(int16 v, __global int *p) { *(__global bp_i16_a4 *)p = v; 
 BP_VST_OV void bp_vst(int16 v, __private int *p) { *(__private bp_i16_a4 *)p = v; }
 BP_VST_OV void bp_vst(uint16 v, __global uint *p) { *(__global bp_u16_a4 *)p = v; }
 BP_VST_OV void bp_vst(uint16 v, __private uint *p) { *(__private bp_u16_a4 *)p = v; }
+BP_VST_OV float16 bp_vld(const __global float *p) { return *(const __global bp_f16_a4 *)p; }
+BP_VST_OV float16 bp_vld(const __private float *p) { return *(const __private bp_f16_a4 *)p; }
+BP_VST_OV int16 bp_vld(const __global int *p) { return *(const __global bp_i16_a4 *)p; }
+BP_VST_OV int16 bp_vld(const __private int *p) { return *(const __private bp_i16_a4 *)p; }
+BP_VST_OV uint16 bp_vld(const __global uint *p) { return *(const __global bp_u16_a4 *)p; }
+BP_VST_OV uint16 bp_vld(const __private uint *p) { return *(const __private bp_u16_a4 *)p; }
 #define BP_VSTORE(v, p) bp_vst((v), (p))
+#define BP_VLOAD(p) bp_vld(p)
+#define BP_VLOADU(p) bp_vld(p)
 #else
 #define BP_VSTORE(v, p) vstore16((v), 0, (p))
-#endif
 #define BP_VLOAD(p) vload16(0, (p))
 #define BP_VLOADU(p) vload16(0, (p))
+#endif
 #elif BP_LANES == 8
 typedef float8 bp_vf;
 typedef int8 bp_vi;
