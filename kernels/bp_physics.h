@@ -815,7 +815,7 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
     for (; c + 16u <= ncells; c += 16u) {
         uint16 tot = zero;
         for (bp_u32 u = 0u; u < parts; u++)
-            tot += vload16(0, cnt[u] + c);
+            tot += BP_VLOADU(cnt[u] + c);
         uint16 x = tot + shuffle2(zero, tot, (uint16)(0u, 16u, 17u, 18u, 19u, 20u, 21u, 22u, 23u,
                                                       24u, 25u, 26u, 27u, 28u, 29u, 30u));
         x += shuffle2(zero, x, (uint16)(0u, 1u, 16u, 17u, 18u, 19u, 20u, 21u, 22u, 23u, 24u, 25u,
@@ -826,8 +826,8 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
                                         21u, 22u, 23u));
         uint16 run = carry + (x - tot);
         for (bp_u32 u = 0u; u < parts; u++) {
-            run += vload16(0, cnt[u] + c);
-            vstore16(run, 0, cnt[u] + c);
+            run += BP_VLOADU(cnt[u] + c);
+            BP_VSTORE(run, cnt[u] + c); /* one store (vstore16: four, in PoCL's build) */
         }
         carry += (uint16)(x.sf);
     }
