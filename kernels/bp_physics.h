@@ -2802,6 +2802,19 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf 
 #else
 #define BP_FN_FOLD BP_FN_INLINE /* GCC's inlining as when it was written in place */
 #endif
+/* One side of a pair that is not a candidate, in bp_once_fold_list: its
+ * terms c added to ball b's record, and a soft contact to its count (at
+ * most 255), without a branch. Forced inline, so GCC's object code is the
+ * same as when both sides were written out. */
+BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 b, bp_f4 c,
+                       bp_u32 soft)
+{
+    bp_f4 a = BP_F4LOAD(sum + 4u * b) + c;
+    BP_F4STORE(a, sum + 4u * b);
+    bp_u32 n = nc[b];
+    nc[b] = (bp_u8)(n + (n < 255u ? soft : 0u));
+}
+
 BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
                                     const bp_step_params *P, const bp_block_arrays *A,
                                     int fold_i)
@@ -2821,18 +2834,10 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
                 bp_once_fold(P, A, j, i, t, 1, (int)soft, L->tj[rp]);
             continue;
         }
-        if (fold_i) {
-            bp_f4 a = BP_F4LOAD(sum + 4u * i) + L->ti[rp];
-            BP_F4STORE(a, sum + 4u * i);
-            bp_u32 n0 = nc[i];
-            nc[i] = (bp_u8)(n0 + (n0 < 255u ? soft : 0u));
-        }
-        if (!(j & BP_ONCE_NOJ)) {
-            bp_f4 a = BP_F4LOAD(sum + 4u * j) + L->tj[rp];
-            BP_F4STORE(a, sum + 4u * j);
-            bp_u32 n1 = nc[j];
-            nc[j] = (bp_u8)(n1 + (n1 < 255u ? soft : 0u));
-        }
+        if (fold_i)
+            bp_once_add(sum, nc, i, L->ti[rp], soft);
+        if (!(j & BP_ONCE_NOJ))
+            bp_once_add(sum, nc, j, L->tj[rp], soft);
     }
 }
 
