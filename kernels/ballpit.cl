@@ -441,8 +441,10 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * host sets them evenly too); sync[8 + 6 slots + g]: the time group g
  * took for its part's count and place; sync[7 + 7 slots + u], u < parts:
  * the movers of part u of the grid's merge, and from sync[7 + 7 slots +
- * BP_TEAM_PARTS_MAX + 4 u] its cells and old slots (bp_merge_part). The
- * host zeroes sync[0..3] before each launch. */
+ * BP_TEAM_PARTS_MAX + 4 u] its cells and old slots (bp_merge_part);
+ * sync[7 + 7 slots + 5 BP_TEAM_PARTS_MAX + g], g < G: the processor group
+ * g runs on (bp_team_start). The host zeroes sync[0..3] before each
+ * launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -476,6 +478,19 @@ enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, B
 #if defined(BP_OCL_AVX2) && __has_builtin(__builtin_ia32_rdtsc)
 #define BP_TEAM_CLOCK() ((ulong)__builtin_ia32_rdtsc())
 #endif
+/* The processor a group runs on, where the device is an x86 CPU: rdtscp's
+ * TSC_AUX, which Linux sets to each processor's number (and node). With
+ * BP_TEAM_ROLES (the host's BALLPIT_OCL_ROLES, on by default) the groups
+ * take their parts of every pass by it (bp_team_start). */
+#if BP_TEAM_ROLES && defined(BP_OCL_AVX2) && __has_builtin(__builtin_ia32_rdtscp)
+#define BP_TEAM_CPU() bp_team_cpu()
+static uint bp_team_cpu(void)
+{
+    uint aux = 0u;
+    (void)__builtin_ia32_rdtscp(&aux);
+    return aux;
+}
+#endif
 
 typedef struct {
     volatile __global uint *sync;
@@ -484,9 +499,29 @@ typedef struct {
     uint taken; /* tickets drawn by the passes so far */
 } bp_team;
 
-static int bp_team_start(bp_team *t)
+/* The check-in: 1 when all G groups run, 0 when the launch is called off.
+ * Where the groups know their processors (BP_TEAM_CPU), each then takes
+ * the part (t->g) of its processor's rank among the G, so a group on the
+ * same core does the same ranges of every pass in every launch and finds
+ * their balls in that core's caches. PoCL hands a launch's groups to its
+ * worker threads (pinned one to a core: POCL_AFFINITY) in no fixed order:
+ * on this project's 2-core host the two groups' cores were the other way
+ * round from the launch before in 109 of 253 launches of the rain 10k,
+ * and such a launch took 1.046x the others' median time (taking parts by
+ * processor: PoCL's rain 50k and 200k 2-4% faster, the rest 1-2%;
+ * docs/benchmarks.md, fifty-fifth session). cpus[g], g < G: the
+ * processor of group g, written before the check-in and read after it,
+ * so every group reads the same G numbers and takes the same ranks; where
+ * two are the same (threads not pinned, or no TSC_AUX), every group keeps
+ * its own index. Any permutation of the parts gives the same bits: every
+ * part's data is in the buffers. */
+static int bp_team_start(bp_team *t, volatile __global uint *cpus)
 {
     volatile __global uint *s = t->sync;
+#ifdef BP_TEAM_CPU
+    cpus[t->g] = BP_TEAM_CPU();
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
     if (atomic_inc(&s[0]) >= BP_SYNC_OFF)
         return 0;
     for (uint spin = 0u;; spin++) {
@@ -502,6 +537,19 @@ static int bp_team_start(bp_team *t)
         }
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* later loads stay after the wait */
+#ifdef BP_TEAM_CPU
+    uint rank = 0u, dup = 0u, me = cpus[t->g];
+    for (uint k = 0u; k < t->G; k++) {
+        uint c = cpus[k];
+        rank += c < me ? 1u : 0u;
+        for (uint l = k + 1u; l < t->G; l++)
+            dup |= c == cpus[l] ? 1u : 0u;
+    }
+    if (!dup)
+        t->g = rank;
+#else
+    (void)cpus;
+#endif
     return 1;
 }
 
@@ -764,7 +812,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global uint *count)
 {
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
-    if (!bp_team_start(&t))
+    if (!bp_team_start(&t, sync + 7u + 7u * slots + 5u * BP_TEAM_PARTS_MAX))
         return;
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,

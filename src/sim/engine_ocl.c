@@ -48,9 +48,9 @@
 /* bp_k_steps' counters (kernels/ballpit.cl): 4, a speed maximum per
  * group, G + 1 cuts of pass 3's slots, a time per group, G + 1 cuts of
  * pass 5's balls, a time per group, G + 1 cuts of the grid's parts, a
- * time per group, and each part of the grid's merge: its movers, then
- * its cells and old slots (4 words) */
-#define SYNC_WORDS(G) (7 + 7 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
+ * time per group, each part of the grid's merge: its movers, then its
+ * cells and old slots (4 words), and the processor of each group */
+#define SYNC_WORDS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
 /* Where cut block k (0: pass 3's slots, 1: pass 5's balls, 2: the grid's
  * parts) begins in them (bp_team_cuts) */
 #define SYNC_CUTS(G, k) (4 + (size_t)(G) + (size_t)(k) * (2 * (size_t)(G) + 1))
@@ -133,6 +133,7 @@ typedef struct ocl_engine {
     bp_ocl_fault fault;
     long steps;                 /* bp_engine_step calls so far */
     int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
+    int roles;                  /* bp_k_steps' groups take their parts by processor */
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -416,10 +417,10 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
              "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu -DBP_TEAM_MERGE_MAX=%uu"
-             "%s%s%s%s%s%s%s",
+             " -DBP_TEAM_ROLES=%d%s%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
-             merge_max,
+             merge_max, o->roles,
              (dtype & CL_DEVICE_TYPE_CPU) ? " -DBP_OCL_CPU=1" : "",
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
@@ -1337,6 +1338,12 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         bp_ocl_fail(err, errlen, "clCreateCommandQueue", rc);
         goto fail;
     }
+    /* BALLPIT_OCL_ROLES=0: bp_k_steps' groups take their parts by their
+     * indices, not by the processors they run on (the same bits; for A/B
+     * runs and the tests) */
+    o->roles = 1;
+    if (env_choice("BALLPIT_OCL_ROLES", "1", "0", &o->roles, err, errlen))
+        goto fail;
     if (build_program(o, d.type, err, errlen))
         goto fail;
     /* The grid build: serial in one work-item on CPU devices, parallel

@@ -234,7 +234,9 @@ static int spin_refused_off_cpu(void)
  * 5, more than PoCL has threads, where the groups cannot all start, every
  * launch is called off and one group runs the sub-step; and with the
  * steps' launches of 2 groups and of 1 in turn (BALLPIT_OCL_TEAM=alternate,
- * as the engine's pick by time may run them). Every step after
+ * as the engine's pick by time may run them); and with 2 groups that take
+ * their parts by their indices (BALLPIT_OCL_ROLES=0) instead of by the
+ * processors they run on. Every step after
  * the first runs by bp_k_steps. On a device that is not a CPU, where
  * bp_k_steps may not run, the refusal is checked instead. */
 static int one_launch_same_bits(void)
@@ -255,6 +257,7 @@ static int one_launch_same_bits(void)
         {T_SPIN("2"), "BALLPIT_OCL_PAIRS", "twice", NULL},
         {T_SPIN("5"), NULL},
         {T_SPIN("2"), "BALLPIT_OCL_TEAM", "alternate", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_ROLES", "0", NULL},
     };
 #undef T_SPIN
     /* the rain with 2,200 balls, more than the grid's cells (at most
