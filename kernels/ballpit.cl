@@ -443,8 +443,11 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * the movers of part u of the grid's merge, and from sync[7 + 7 slots +
  * BP_TEAM_PARTS_MAX + 4 u] its cells and old slots (bp_merge_part);
  * sync[7 + 7 slots + 5 BP_TEAM_PARTS_MAX + g], g < G: the processor group
- * g runs on (bp_team_start). The host zeroes sync[0..3] before each
- * launch. */
+ * g runs on (bp_team_start); the next BP_TEAM_PHASES words: the time
+ * stamp counter's ticks / 64 that group 0 spent in the step's phases
+ * (bp_team_phase), then in the integration that the first sub-step's move
+ * carries. The host zeroes sync[0..3] before each launch, the
+ * phases' words before each step. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -491,6 +494,21 @@ static uint bp_team_cpu(void)
     return aux;
 }
 #endif
+
+/* The phases of a step whose time group 0 clocks (where there is a clock),
+ * as the host reports them (engine_ocl.c): pass 0, the first sub-step's
+ * integration; the grid's count, offsets and place; the contacts and
+ * resolve; the move, with the next sub-step's integration. A pass's time
+ * runs from its start to the next's, its barrier's wait included, as the
+ * CPU engine's phases are clocked between its barriers. */
+#define BP_TEAM_PHASES 4u
+static uint bp_team_phase(uint p)
+{
+    return p == BP_TEAM_PASSES ? 0u
+           : p <= BP_TP_PLACE  ? 1u
+           : p <= BP_TP_RESOLVE ? 2u
+                                : 3u;
+}
 
 typedef struct {
     volatile __global uint *sync;
@@ -812,8 +830,15 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global uint *count)
 {
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
-    if (!bp_team_start(&t, sync + 7u + 7u * slots + 5u * BP_TEAM_PARTS_MAX))
+    volatile __global uint *cpus = sync + 7u + 7u * slots + 5u * BP_TEAM_PARTS_MAX;
+    if (!bp_team_start(&t, cpus))
         return;
+#ifdef BP_TEAM_CLOCK
+    /* group 0 clocks the phases: ph[k] += ticks / 64 of each pass */
+    volatile __global uint *ph = cpus + slots;
+    ulong tick = BP_TEAM_CLOCK();
+    uint phase = BP_TEAM_PHASES; /* none yet */
+#endif
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,
                          sum, lx1, ly1, lx2, ly2, seg_start, seg_list, seg_gap};
@@ -838,6 +863,15 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     for (uint q = first; q < end; q++) {
         uint s = (q - 1u) / BP_TEAM_PASSES;
         uint p = q == 0u ? BP_TEAM_PASSES : (q - 1u) % BP_TEAM_PASSES;
+#ifdef BP_TEAM_CLOCK
+        if (t.g == 0u) {
+            ulong now = BP_TEAM_CLOCK();
+            if (phase < BP_TEAM_PHASES)
+                ph[phase] += (uint)((now - tick) >> 6);
+            tick = now;
+            phase = bp_team_phase(p);
+        }
+#endif
         /* this sub-step's grid from the last one's */
         const int merge = s > 0u && P.n <= BP_TEAM_MERGE_MAX;
         if (p == BP_TEAM_PASSES) { /* pass 1 of the first sub-step */
@@ -935,11 +969,18 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
             bp_team_move_range(&t, slots, P.n, &b, &e);
+            /* group 0 clocks the integration this move carries in the
+             * step's first sub-step: the phases' estimate of each */
+            const int clk = t.g == 0u && s == 0u;
             for (uint i = b; i < e; i += BP_BLOCK) {
                 uint i1 = min(e, i + BP_BLOCK);
                 bp_block_move(&P, &A, i, i1);
-                if (s + 1u < nsub)
+                if (s + 1u < nsub) {
+                    ulong a = clk ? BP_TEAM_CLOCK() : 0u;
                     v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
+                    if (clk)
+                        ph[BP_TEAM_PHASES] += (uint)((BP_TEAM_CLOCK() - a) >> 6);
+                }
             }
             bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0, 0);
 #else
@@ -954,6 +995,10 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         if (p == BP_TP_OFFSETS && merged)
             continue; /* the place's barrier is the one after pass 2 */
         if (q + 1u < end && !bp_team_barrier(&t, q))
-            return;
+            break;
     }
+#ifdef BP_TEAM_CLOCK
+    if (t.g == 0u && phase < BP_TEAM_PHASES)
+        ph[phase] += (uint)((BP_TEAM_CLOCK() - tick) >> 6);
+#endif
 }

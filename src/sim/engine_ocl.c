@@ -49,8 +49,16 @@
  * group, G + 1 cuts of pass 3's slots, a time per group, G + 1 cuts of
  * pass 5's balls, a time per group, G + 1 cuts of the grid's parts, a
  * time per group, each part of the grid's merge: its movers, then its
- * cells and old slots (4 words), and the processor of each group */
-#define SYNC_WORDS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
+ * cells and old slots (4 words), the processor of each group, and the
+ * ticks / 64 of the step's phases (TEAM_TICKS) */
+#define SYNC_WORDS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX + TEAM_TICKS)
+/* Where those ticks begin, and how many (kernels/ballpit.cl,
+ * bp_team_phase): group 0's in the first sub-step's integration (pass 0),
+ * the grid, the ball contacts and resolve, the moves with the next
+ * sub-steps' integrations, and the integration in the first sub-step's
+ * move */
+#define SYNC_TICKS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
+#define TEAM_TICKS 5
 /* Where cut block k (0: pass 3's slots, 1: pass 5's balls, 2: the grid's
  * parts) begins in them (bp_team_cuts) */
 #define SYNC_CUTS(G, k) (4 + (size_t)(G) + (size_t)(k) * (2 * (size_t)(G) + 1))
@@ -134,6 +142,7 @@ typedef struct ocl_engine {
     long steps;                 /* bp_engine_step calls so far */
     int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
     int roles;                  /* bp_k_steps' groups take their parts by processor */
+    cl_uint team_ticks[TEAM_TICKS]; /* the last bp_k_steps step's phases, ticks / 64 */
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -838,6 +847,12 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
     if (set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen))
         return -1;
     int alone = 0; /* the last launch was called off */
+    static const cl_uint no_ticks[TEAM_TICKS] = {0};
+    const size_t phw = SYNC_TICKS(o->groups) * sizeof(cl_uint);
+    cl_int prc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, phw, sizeof no_ticks,
+                                      no_ticks, 0, NULL, NULL);
+    if (prc != CL_SUCCESS)
+        return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", prc);
     while (first < total) {
         cl_uint st[4] = {0};
         /* alone: to the end of the sub-step that pass `first` is in */
@@ -868,6 +883,11 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             first = end;
         }
     }
+    /* the phases group 0 clocked (all 0 where the kernel has no clock) */
+    prc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, phw, sizeof o->team_ticks,
+                              o->team_ticks, 0, NULL, NULL);
+    if (prc != CL_SUCCESS)
+        return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", prc);
     return 0;
 }
 
@@ -1028,7 +1048,19 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         k[K_GRID_SERIAL],
                     k[K_CONTACTS] + k[K_RESOLVE], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
-    if (team) { /* no events: the shares of the last timed step */
+    const cl_uint *tk = o->team_ticks;
+    if (team && tk[1] + tk[2] + tk[3] > 0u) {
+        /* clocked by group 0 in bp_k_steps: pass 0 integrates the first
+         * sub-step; the integration the first sub-step's move carries
+         * stands for each that the moves carry, as the CPU engine times
+         * its fused pass 1 */
+        double carry = (double)tk[4] * (double)(nsub - 1u);
+        ph[0] = (double)tk[0] + carry;
+        ph[1] = tk[1];
+        ph[2] = tk[2];
+        ph[3] = (double)tk[3] > carry ? (double)tk[3] - carry : 0.0;
+        sum = ph[0] + ph[1] + ph[2] + ph[3];
+    } else if (team) { /* no clock: the shares of the last timed step */
         for (int i = 0; i < 4; i++)
             ph[i] = o->share[i];
         sum = 1.0;

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE 1 /* setenv/unsetenv are POSIX; meson adds the feature macros */
 #include "ocl_test_util.h"
 
+#include <time.h>
 #include <unistd.h>
 
 /* The dump CSV of w as a string (malloc'ed), for byte comparisons. */
@@ -341,6 +342,56 @@ static int steps_split_same_as_whole(void)
     return 0;
 }
 
+/* The phase times of steps by bp_k_steps are clocked in the kernel (its
+ * group 0 reads the time stamp counter between its passes) where it runs
+ * on an x86 CPU with AVX2, PoCL's here: each step's breakdown is then its
+ * own, so the ball contacts' share of the step moves from step to step,
+ * where shares carried over from the first, separately timed step (the
+ * way on other devices) would keep it fixed. Every phase is > 0 and they
+ * add up to no more than the step's time. 2,200 balls, so no re-sort by
+ * place adds the host's time to a step's grid phase. */
+static int team_phases_clocked(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    int cpu = t_device_is_cpu();
+    if (cpu == -2)
+        return BP_TEST_SKIP;
+    ENSURE(cpu >= 0);
+    if (!cpu || !__builtin_cpu_supports("avx2"))
+        return BP_TEST_SKIP;
+    char err[512];
+    bp_engine *e = t_ocl_engine_or_skip();
+    ENSURE(e != NULL);
+    bp_world *w = t_world_rain(2200);
+    ENSURE(w != NULL);
+    ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
+    ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0); /* the timed step */
+    double lo = 1.0, hi = 0.0;
+    for (int k = 0; k < 8; k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double wall = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+        bp_phase_times T;
+        bp_engine_phase_times(e, &T);
+        double sum = T.integrate + T.grid + T.ball_contacts + T.static_contacts;
+        ENSURE(T.integrate > 0 && T.grid > 0 && T.ball_contacts > 0 && T.static_contacts > 0);
+        ENSURE(sum <= wall);
+        double share = T.ball_contacts / sum;
+        lo = share < lo ? share : lo;
+        hi = share > hi ? share : hi;
+    }
+    printf("  the ball contacts' share of 8 steps: %.4f to %.4f\n", lo, hi);
+    ENSURE(hi - lo > 1e-6);
+    bp_engine_destroy(e);
+    bp_world_destroy(w);
+    return 0;
+#else
+    return BP_TEST_SKIP;
+#endif
+}
+
 /* bp_engine_switch CPU <-> OpenCL 100 times, 3 sub-steps on each engine in
  * between: after every switch the world is bit for bit what the old engine
  * had (nothing lost or changed), and at the end the run agrees with a run
@@ -657,6 +708,7 @@ int main(int argc, char **argv)
         BP_TEST(one_launch_same_bits),
         BP_TEST(merge_or_count_same_bits),
         BP_TEST(steps_split_same_as_whole),
+        BP_TEST(team_phases_clocked),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
         BP_TEST(fallback_step_device_lost),
