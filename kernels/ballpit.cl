@@ -446,8 +446,8 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * g runs on (bp_team_start); the next BP_TEAM_PHASES words: the time
  * stamp counter's ticks / 64 that group 0 spent in the step's phases
  * (bp_team_phase), then in the integration that the first sub-step's move
- * carries. The host zeroes sync[0..3] before each launch, the
- * phases' words before each step. */
+ * carries (group 0 clears them in a step's first launch). The host zeroes
+ * sync[0..3] before each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES
@@ -838,6 +838,9 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     volatile __global uint *ph = cpus + slots;
     ulong tick = BP_TEAM_CLOCK();
     uint phase = BP_TEAM_PHASES; /* none yet */
+    if (t.g == 0u && first == 0u) /* a step's first launch: its ticks from 0 */
+        for (uint k = 0u; k <= BP_TEAM_PHASES; k++)
+            ph[k] = 0u;
 #endif
     /* passes 1, 3, 4 and 5 on blocks of balls in full lanes, as the CPU engine */
     bp_block_arrays A = {x, y, vx, vy, r, m, split, cell_start, sorted, spos, best, ncontact,

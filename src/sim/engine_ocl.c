@@ -143,6 +143,7 @@ typedef struct ocl_engine {
     int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
     int roles;                  /* bp_k_steps' groups take their parts by processor */
     cl_uint team_ticks[TEAM_TICKS]; /* the last bp_k_steps step's phases, ticks / 64 */
+    cl_uint *sync_rd;               /* SYNC_WORDS(groups): bp_k_steps' counters as read */
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -847,14 +848,12 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
     if (set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen))
         return -1;
     int alone = 0; /* the last launch was called off */
-    static const cl_uint no_ticks[TEAM_TICKS] = {0};
-    const size_t phw = SYNC_TICKS(o->groups) * sizeof(cl_uint);
-    cl_int prc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, phw, sizeof no_ticks,
-                                      no_ticks, 0, NULL, NULL);
-    if (prc != CL_SUCCESS)
-        return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", prc);
+    /* each launch's read of its counters takes the phases' ticks along,
+     * which group 0 clears in the step's first pass: no command more a
+     * step (each costs PoCL's scheduler a lock and a wake-up) */
+    const size_t nrd = SYNC_TICKS(o->groups) + TEAM_TICKS;
+    cl_uint *st = o->sync_rd;
     while (first < total) {
-        cl_uint st[4] = {0};
         /* alone: to the end of the sub-step that pass `first` is in */
         cl_uint end =
             alone ? (first == 0 ? 1u : first + TEAM_PASSES - (first - 1u) % TEAM_PASSES) : total;
@@ -867,7 +866,8 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
             enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
             return -1;
-        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0, sizeof st, st, 0, NULL, NULL);
+        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0, nrd * sizeof *st, st, 0, NULL,
+                                 NULL);
         if (rc != CL_SUCCESS)
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
         o->team_launches++;
@@ -884,10 +884,7 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
         }
     }
     /* the phases group 0 clocked (all 0 where the kernel has no clock) */
-    prc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, phw, sizeof o->team_ticks,
-                              o->team_ticks, 0, NULL, NULL);
-    if (prc != CL_SUCCESS)
-        return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", prc);
+    memcpy(o->team_ticks, st + SYNC_TICKS(o->groups), sizeof o->team_ticks);
     return 0;
 }
 
@@ -1318,6 +1315,7 @@ static void ocl_destroy(bp_engine *e)
     if (o->q)
         clFinish(o->q);
     rbuf_free(o); /* unmapped while the queue is there */
+    free(o->sync_rd);
     for (int b = 0; b < B_NUM; b++)
         if (o->b[b])
             clReleaseMemObject(o->b[b]);
@@ -1434,6 +1432,12 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
         env_count("BALLPIT_OCL_CHUNK", 1, 1ul << 24, &chunk, err, errlen))
         goto fail;
     o->groups = groups;
+    o->sync_rd = calloc(SYNC_WORDS(o->groups), sizeof *o->sync_rd);
+    if (!o->sync_rd) {
+        bp_fail(err, errlen, "opencl engine: out of memory for the %zu counters of %zu "
+                "work-groups", SYNC_WORDS(o->groups), o->groups);
+        goto fail;
+    }
     o->chunk_set = (cl_uint)chunk;
     /* How many groups a step's launches of bp_k_steps have
      * (BALLPIT_OCL_TEAM): all the engine's (fixed; also where
