@@ -51,7 +51,7 @@
  * time per group, each part of the grid's merge: its movers, then its
  * cells and old slots (4 words), the processor of each group, and the
  * ticks / 64 of the step's phases (TEAM_TICKS) */
-#define SYNC_WORDS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX + TEAM_TICKS)
+#define SYNC_WORDS(G) (SYNC_TICKS(G) + TEAM_TICKS)
 /* Where those ticks begin, and how many (kernels/ballpit.cl,
  * bp_team_phase): group 0's in the first sub-step's integration (pass 0),
  * the grid, the ball contacts and resolve, the moves with the next
@@ -142,8 +142,7 @@ typedef struct ocl_engine {
     long steps;                 /* bp_engine_step calls so far */
     int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
     int roles;                  /* bp_k_steps' groups take their parts by processor */
-    cl_uint team_ticks[TEAM_TICKS]; /* the last bp_k_steps step's phases, ticks / 64 */
-    cl_uint *sync_rd;               /* SYNC_WORDS(groups): bp_k_steps' counters as read */
+    cl_uint *sync_rd; /* SYNC_WORDS(groups): bp_k_steps' counters as the last launch left them */
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -848,10 +847,10 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
     if (set_arg(o, K_STEPS, 3, sizeof ns, &ns, err, errlen))
         return -1;
     int alone = 0; /* the last launch was called off */
-    /* each launch's read of its counters takes the phases' ticks along,
-     * which group 0 clears in the step's first pass: no command more a
-     * step (each costs PoCL's scheduler a lock and a wake-up) */
-    const size_t nrd = SYNC_TICKS(o->groups) + TEAM_TICKS;
+    /* each launch's read of its counters takes the phases' ticks along
+     * (ocl_step reads them there), which group 0 clears in the step's
+     * first pass: no command more a step (each costs PoCL's scheduler a
+     * lock and a wake-up) */
     cl_uint *st = o->sync_rd;
     while (first < total) {
         /* alone: to the end of the sub-step that pass `first` is in */
@@ -866,8 +865,8 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
             enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
             return -1;
-        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0, nrd * sizeof *st, st, 0, NULL,
-                                 NULL);
+        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0,
+                                 SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
         if (rc != CL_SUCCESS)
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
         o->team_launches++;
@@ -883,8 +882,6 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             first = end;
         }
     }
-    /* the phases group 0 clocked (all 0 where the kernel has no clock) */
-    memcpy(o->team_ticks, st + SYNC_TICKS(o->groups), sizeof o->team_ticks);
     return 0;
 }
 
@@ -1045,7 +1042,9 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                         k[K_GRID_SERIAL],
                     k[K_CONTACTS] + k[K_RESOLVE], mv > 0.0 ? mv : 0.0};
     double sum = ph[0] + ph[1] + ph[2] + ph[3];
-    const cl_uint *tk = o->team_ticks;
+    /* the phases group 0 clocked in the step's launches (all 0 where the
+     * kernel has no clock) */
+    const cl_uint *tk = o->sync_rd + SYNC_TICKS(o->groups);
     if (team && tk[1] + tk[2] + tk[3] > 0u) {
         /* clocked by group 0 in bp_k_steps: pass 0 integrates the first
          * sub-step; the integration the first sub-step's move carries
