@@ -446,18 +446,18 @@ static int switch_100_times(void)
 }
 
 /* BALLPIT_OCL_FAIL=step:3 (CL_OUT_OF_RESOURCES) or lost:3
- * (CL_DEVICE_NOT_AVAILABLE): the third step fails with a one-line reason
- * naming the error; the world read back is the state after step 2; the
- * switch to the CPU takes it, and the run goes on. */
-static int fault_in_step(const char *spec, const char *code)
+ * (CL_DEVICE_NOT_AVAILABLE) on world w (taken), with the settings env
+ * (NAME, VALUE pairs ended by NULL) for both engines: the third step fails
+ * with a one-line reason naming the error; the world read back is the
+ * state after step 2; the switch to the CPU takes it, and the run goes
+ * on. */
+static int fault_in_step_on(const char *spec, const char *code, bp_world *w,
+                            const char *const *env)
 {
     char err[512];
-    bp_engine *probe = t_ocl_engine_or_skip();
-    if (!probe)
-        return BP_TEST_SKIP;
-    bp_engine_destroy(probe);
-    bp_world *w = t_world_gas(400);
     ENSURE(w != NULL);
+    for (int v = 0; env[v]; v += 2)
+        ENSURE(setenv(env[v], env[v + 1], 1) == 0);
     /* Reference: two good steps on a clean engine. */
     bp_world *good = bp_world_clone(w);
     bp_engine *r = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
@@ -471,6 +471,8 @@ static int fault_in_step(const char *spec, const char *code)
     ENSURE(setenv("BALLPIT_OCL_FAIL", spec, 1) == 0);
     bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
     unsetenv("BALLPIT_OCL_FAIL");
+    for (int v = 0; env[v]; v += 2)
+        unsetenv(env[v]);
     ENSURE(e != NULL);
     ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
     ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
@@ -497,6 +499,16 @@ static int fault_in_step(const char *spec, const char *code)
     return 0;
 }
 
+static int fault_in_step(const char *spec, const char *code)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    static const char *const none[] = {NULL};
+    return fault_in_step_on(spec, code, t_world_gas(400), none);
+}
+
 static int fallback_step_out_of_resources(void)
 {
     return fault_in_step("step:3", "CL_OUT_OF_RESOURCES");
@@ -505,6 +517,26 @@ static int fallback_step_out_of_resources(void)
 static int fallback_step_device_lost(void)
 {
     return fault_in_step("lost:3", "CL_DEVICE_NOT_AVAILABLE");
+}
+
+/* The same in one-launch steps (CPU devices), whose backup bp_k_steps
+ * copies in its pass 0, before the integration there changes the
+ * velocities: on a pile under gravity (the gas has none), with 2 groups,
+ * and with 2 groups that wait for each other 1 turn, so that launches
+ * are called off and end at barriers and the step is many launches. */
+static int fallback_step_one_launch(void)
+{
+    int cpu = t_device_is_cpu();
+    if (cpu == -2 || cpu == 0)
+        return BP_TEST_SKIP; /* bp_k_steps runs on CPU devices only */
+    ENSURE(cpu > 0);
+    static const char *const two[] = {"BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", "2",
+                                      NULL};
+    static const char *const impatient[] = {"BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS",
+                                            "2", "BALLPIT_OCL_PATIENCE", "1", NULL};
+    if (fault_in_step_on("step:3", "CL_OUT_OF_RESOURCES", t_world_pile(600), two))
+        return 1;
+    return fault_in_step_on("lost:3", "CL_DEVICE_NOT_AVAILABLE", t_world_pile(600), impatient);
 }
 
 /* A kernel build failure or a failed buffer allocation: switching from
@@ -711,6 +743,7 @@ int main(int argc, char **argv)
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
         BP_TEST(fallback_step_device_lost),
+        BP_TEST(fallback_step_one_launch),
         BP_TEST(fallback_build_failure),
         BP_TEST(fallback_alloc_failure),
         BP_TEST(fault_spec_checked),
