@@ -398,7 +398,8 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  *
  * The passes of a step are numbered: 0 integrates the first sub-step,
  * then BP_TEAM_PASSES per sub-step s (1 + BP_TEAM_PASSES s + p): p = 0
- * counts the balls by cell, 1 the cells' offsets (group 0), 2 puts the
+ * counts the balls by cell, 1 the cells' offsets (a span of cells a
+ * group, or group 0: bp_team_span_offsets), 2 puts the
  * balls into the grid with their positions in grid order (the grid built
  * in `parts` parts of the balls, bp_grid_count .. bp_grid_place), 3 the
  * contacts, 4 resolve, 5 move and the next sub-step's integration. A
@@ -576,9 +577,9 @@ static int bp_team_start(bp_team *t, volatile __global uint *cpus)
  * flag is set the count stays short and no group passes this barrier. A
  * group that sees its barrier complete goes on even if the flag is set
  * meanwhile: then the stop is at the next barrier, and the next pass needs
- * this group (each group counts and places its parts of the grid, group
- * 0 works out the offsets, and each leaves its speed maximum in its
- * slot). */
+ * this group (each group counts and places its parts of the grid and
+ * works out its span of the offsets, or group 0 all of them, and each
+ * leaves its speed maximum in its slot). */
 static int bp_team_barrier(bp_team *t, uint q)
 {
     volatile __global uint *s = t->sync;
@@ -770,6 +771,67 @@ static void bp_team_count(__global const uint *cell, volatile __global uint *gcu
                       bp_team_part(gcut, slots, n, parts, u + 1u), cnt[u], ncells);
 }
 
+/* The grid's offsets in spans of cells, a span a group, as the CPU
+ * engine's threads sum them (engine_cpu.c), where group 0 had summed
+ * them all while the others waited (on two groups 1.5-1.9% of PoCL's
+ * rain 200k: docs/benchmarks.md, fifty-sixth session). Each span's run
+ * comes from the totals of the spans before it, which each part's group
+ * sums in the count's pass into tot (the sums' array, dead while the grid
+ * is built): tot[0] the spans they are for (the count's launch's G, or 0:
+ * group 0 sums every cell, where the cells are few or tot has no room),
+ * tot[1 + u ns + k] part u's count over span k < ns - 1. A launch that
+ * takes the offsets with another G than the count's does as before. */
+#define BP_TEAM_SPAN_MIN 256u /* cells a span at least */
+
+static uint bp_team_spans(uint G, uint parts, uint ncells, uint n)
+{
+    return G > 1u && ncells >= G * BP_TEAM_SPAN_MIN && 1u + parts * G <= 4u * n ? G : 0u;
+}
+
+/* Span k of ns over ncells cells: c0..c1-1, whole groups of 16 lanes. */
+static void bp_team_span(uint k, uint ns, uint ncells, uint *c0, uint *c1)
+{
+    uint span = ((ncells + ns - 1u) / ns + 15u) & ~15u;
+    *c0 = min(k * span, ncells);
+    *c1 = min(*c0 + span, ncells);
+}
+
+/* This group's parts' totals over the spans (after it counted them). */
+static void bp_team_span_totals(const bp_team *t, __global uint *const *cnt, uint parts,
+                                uint ncells, uint n, __global uint *tot)
+{
+    uint ns = bp_team_spans(t->G, parts, ncells, n);
+    if (t->g == 0u)
+        tot[0] = ns;
+    for (uint u = t->g; ns > 0u && u < parts; u += t->G)
+        for (uint k = 0u; k + 1u < ns; k++) {
+            uint c0, c1, sum = 0u;
+            bp_team_span(k, ns, ncells, &c0, &c1);
+            for (uint c = c0; c < c1; c++)
+                sum += cnt[u][c];
+            tot[1u + u * ns + k] = sum;
+        }
+}
+
+/* The offsets of this group's span from the totals; 0 where the count
+ * left none for this launch's G (then group 0 sums them all). */
+static int bp_team_span_offsets(const bp_team *t, __global uint *const *cnt, uint parts,
+                                uint ncells, uint n, __global const uint *tot)
+{
+    uint ns = tot[0];
+    if (ns != t->G || ns < 2u)
+        return 0;
+    uint c0, c1, run = 0u;
+    for (uint k = 0u; k < t->g; k++)
+        for (uint u = 0u; u < parts; u++)
+            run += tot[1u + u * ns + k];
+    bp_team_span(t->g, ns, ncells, &c0, &c1);
+    bp_grid_offsets_span_lanes(cnt, parts, c0, c1, run);
+    if (t->g == 0u)
+        cnt[0][ncells] = n;
+    return 1;
+}
+
 /* The parts of the grid's merge (bp_merge_cut) from the old grid:
  * beginning where pass 3's ranges begin (the cuts at cut3) where there is
  * a part per group, else evenly. Every group works them out alike in the
@@ -897,6 +959,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
             if (gtime)
                 bp_team_took(&t, gcut, slots, t0, 0);
 #endif
+            bp_team_span_totals(&t, cnt, parts, ncells, P.n, scratch);
         } else if (p == BP_TP_OFFSETS) {
             merged = 0;
             if (merge) {
@@ -907,6 +970,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                 for (uint u = t.g; u < parts; u += t.G)
                     bp_merge_place_lanes(mp, (int)parts, (int)u, (__global const uint *)moved,
                                          scratch, cell_start, sorted, x, y, spos, P.ystride);
+            } else if (!merge && bp_team_span_offsets(&t, cnt, parts, ncells, P.n, scratch)) {
+                /* a span of the offsets each */
             } else if (t.g == 0u) {
                 /* where the merge said no, the grid counted anew, by one group */
                 if (merge)

@@ -804,15 +804,15 @@ BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 nc
 
 #if BP_LANES == 16 && defined(__OPENCL_VERSION__)
 /* bp_grid_offsets 16 cells at a time, as the CPU engine's below (PoCL's
- * one-launch step on AVX-512: one group sums them while the others wait):
- * the lanes shifted by shuffles with constant masks. The same words. */
-BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells,
-                                 bp_u32 n)
+ * one-launch step on AVX-512: each group sums a span of the cells, or one
+ * group all of them): the lanes shifted by shuffles with constant masks.
+ * The same words. */
+BP_FN void bp_grid_offsets_span_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
+                                      bp_u32 c1, bp_u32 run0)
 {
     const uint16 zero = (uint16)(0u);
-    uint16 carry = zero; /* the words before this group's cells, in every lane */
-    bp_u32 c = 0u;
-    for (; c + 16u <= ncells; c += 16u) {
+    uint16 carry = (uint16)(run0); /* the words before this group's cells, in every lane */
+    for (; c + 16u <= c1; c += 16u) {
         uint16 tot = zero;
         for (bp_u32 u = 0u; u < parts; u++)
             tot += BP_VLOADU(cnt[u] + c);
@@ -831,7 +831,14 @@ BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_
         }
         carry += (uint16)(x.sf);
     }
-    bp_grid_offsets_from(cnt, parts, c, ncells, n, carry.s0); /* the last cells */
+    bp_grid_offsets_span(cnt, parts, c, c1, carry.s0); /* the last cells */
+}
+
+BP_FN void bp_grid_offsets_lanes(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells,
+                                 bp_u32 n)
+{
+    bp_grid_offsets_span_lanes(cnt, parts, 0u, ncells, 0u);
+    cnt[0][ncells] = n;
 }
 #elif BP_LANES == 16
 /* bp_grid_offsets 16 cells at a time (the CPU engine's AVX-512 build): the
