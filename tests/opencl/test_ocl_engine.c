@@ -74,6 +74,16 @@ static int determinism_parallel_grid(void)
     return rc;
 }
 
+/* Sets (set = 1) or unsets the settings env: NAME, VALUE pairs ended by
+ * NULL. Returns 0, or -1 when one cannot be set. */
+static int t_env(const char *const *env, int set)
+{
+    for (int v = 0; env[v]; v += 2)
+        if (set ? setenv(env[v], env[v + 1], 1) : unsetenv(env[v]))
+            return -1;
+    return 0;
+}
+
 /* A rain (1,500 balls, or `rain` where more balls than grid cells are
  * wanted), a pile (700) and a mixed world (600), 15 frames on the OpenCL
  * engine under each set of settings in turn (NAME, VALUE pairs, ended by
@@ -88,11 +98,9 @@ static int same_bits_on_worlds(const char *const sets[][T_SET_MAX], size_t nsets
         bp_world *w = worlds[k], *first = NULL;
         ENSURE(w != NULL);
         for (size_t i = 0; i < nsets; i++) {
-            for (int v = 0; sets[i][v]; v += 2)
-                ENSURE(setenv(sets[i][v], sets[i][v + 1], 1) == 0);
+            ENSURE(t_env(sets[i], 1) == 0);
             bp_world *b = t_run_clone(BP_BACKEND_OPENCL, w, frames);
-            for (int v = 0; sets[i][v]; v += 2)
-                unsetenv(sets[i][v]);
+            ENSURE(t_env(sets[i], 0) == 0);
             ENSURE(b != NULL);
             if (!first) {
                 ENSURE(t_compare(w, b).pos > 1.0); /* it did move */
@@ -456,8 +464,7 @@ static int fault_in_step_on(const char *spec, const char *code, bp_world *w,
 {
     char err[512];
     ENSURE(w != NULL);
-    for (int v = 0; env[v]; v += 2)
-        ENSURE(setenv(env[v], env[v + 1], 1) == 0);
+    ENSURE(t_env(env, 1) == 0);
     /* Reference: two good steps on a clean engine. */
     bp_world *good = bp_world_clone(w);
     bp_engine *r = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
@@ -471,8 +478,7 @@ static int fault_in_step_on(const char *spec, const char *code, bp_world *w,
     ENSURE(setenv("BALLPIT_OCL_FAIL", spec, 1) == 0);
     bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
     unsetenv("BALLPIT_OCL_FAIL");
-    for (int v = 0; env[v]; v += 2)
-        unsetenv(env[v]);
+    ENSURE(t_env(env, 0) == 0);
     ENSURE(e != NULL);
     ENSURE(bp_engine_attach(e, w, err, sizeof err) == 0);
     ENSURE(bp_engine_step(e, w, 30, err, sizeof err) == 0);
@@ -519,11 +525,12 @@ static int fallback_step_device_lost(void)
     return fault_in_step("lost:3", "CL_DEVICE_NOT_AVAILABLE");
 }
 
-/* The same in one-launch steps (CPU devices), whose backup bp_k_steps
- * copies in its pass 0, before the integration there changes the
- * velocities: on a pile under gravity (the gas has none), with 2 groups,
- * and with 2 groups that wait for each other 1 turn, so that launches
- * are called off and end at barriers and the step is many launches. */
+/* The same in one-launch steps (CPU devices), whose backup must hold the
+ * state before pass 0's integration changes the velocities: on a pile
+ * under gravity (the gas has none, so a backup taken after that
+ * integration would pass there), with 2 groups, and with 2 groups that
+ * wait for each other 1 turn, so that launches are called off and end at
+ * barriers and the step is many launches. */
 static int fallback_step_one_launch(void)
 {
     int cpu = t_device_is_cpu();
