@@ -777,23 +777,16 @@ static void bp_team_count(__global const uint *cell, volatile __global uint *gcu
  * rain 200k: docs/benchmarks.md, fifty-sixth session). Each span's run
  * comes from the totals of the spans before it, which each part's group
  * sums in the count's pass into tot (the sums' array, dead while the grid
- * is built): tot[0] the spans they are for (the count's launch's G, or 0:
- * group 0 sums every cell, where the cells are few or tot has no room),
- * tot[1 + u ns + k] part u's count over span k < ns - 1. A launch that
- * takes the offsets with another G than the count's does as before. */
+ * is built; bp_grid_span_totals, kernels/bp_physics.h): tot[0] the
+ * spans they are for (the count's launch's G, or 0: group 0 sums every
+ * cell, where the cells are few or tot has no room), tot[1 + u ns + k]
+ * part u's count over span k < ns - 1. A launch that takes the offsets
+ * with another G than the count's does as before. */
 #define BP_TEAM_SPAN_MIN 256u /* cells a span at least */
 
 static uint bp_team_spans(uint G, uint parts, uint ncells, uint n)
 {
     return G > 1u && ncells >= G * BP_TEAM_SPAN_MIN && 1u + parts * G <= 4u * n ? G : 0u;
-}
-
-/* Span k of ns over ncells cells: c0..c1-1, whole groups of 16 lanes. */
-static void bp_team_span(uint k, uint ns, uint ncells, uint *c0, uint *c1)
-{
-    uint span = ((ncells + ns - 1u) / ns + 15u) & ~15u;
-    *c0 = min(k * span, ncells);
-    *c1 = min(*c0 + span, ncells);
 }
 
 /* This group's parts' totals over the spans (after it counted them). */
@@ -804,13 +797,8 @@ static void bp_team_span_totals(const bp_team *t, __global uint *const *cnt, uin
     if (t->g == 0u)
         tot[0] = ns;
     for (uint u = t->g; ns > 0u && u < parts; u += t->G)
-        for (uint k = 0u; k + 1u < ns; k++) {
-            uint c0, c1, sum = 0u;
-            bp_team_span(k, ns, ncells, &c0, &c1);
-            for (uint c = c0; c < c1; c++)
-                sum += cnt[u][c];
-            tot[1u + u * ns + k] = sum;
-        }
+        bp_grid_span_totals(cnt[u], ns, bp_grid_span_cells(ncells, ns), ncells,
+                            tot + 1u + u * ns);
 }
 
 /* The offsets of this group's span from the totals; 0 where the count
@@ -821,12 +809,9 @@ static int bp_team_span_offsets(const bp_team *t, __global uint *const *cnt, uin
     uint ns = tot[0];
     if (ns != t->G || ns < 2u)
         return 0;
-    uint c0, c1, run = 0u;
-    for (uint k = 0u; k < t->g; k++)
-        for (uint u = 0u; u < parts; u++)
-            run += tot[1u + u * ns + k];
-    bp_team_span(t->g, ns, ncells, &c0, &c1);
-    bp_grid_offsets_span_lanes(cnt, parts, c0, c1, run);
+    uint c0, c1;
+    bp_grid_span_of(t->g, bp_grid_span_cells(ncells, ns), ncells, &c0, &c1);
+    bp_grid_offsets_span_lanes(cnt, parts, c0, c1, bp_grid_span_run(tot + 1u, ns, parts, t->g));
     if (t->g == 0u)
         cnt[0][ncells] = n;
     return 1;

@@ -790,6 +790,50 @@ BP_FN void bp_grid_offsets_span(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u
         }
 }
 
+/* A team sums the offsets in spans of cells, a span a member (the CPU
+ * engine's threads, bp_k_steps' groups), each span's run from the totals
+ * of the spans before it, which each part sums of its counts after
+ * counting them. The cells of a span of ns over ncells: a multiple of 16,
+ * whole groups of the 16-lane sum. */
+BP_FN bp_u32 bp_grid_span_cells(bp_u32 ncells, bp_u32 ns)
+{
+    return ((ncells + ns - 1u) / ns + 15u) & ~15u;
+}
+
+/* Span k's cells, c0..c1-1, of spans of `span` cells over ncells. */
+BP_FN void bp_grid_span_of(bp_u32 k, bp_u32 span, bp_u32 ncells, bp_u32 *c0, bp_u32 *c1)
+{
+    bp_u64 a = (bp_u64)k * span, b = a + span;
+    *c0 = a < ncells ? (bp_u32)a : ncells;
+    *c1 = b < ncells ? (bp_u32)b : ncells;
+}
+
+/* Count array a's total over each of ns spans but the last (which no
+ * span's run takes): tot[0..ns-2]. */
+BP_FN void bp_grid_span_totals(BP_GLOBAL const bp_u32 *a, bp_u32 ns, bp_u32 span,
+                               bp_u32 ncells, BP_GLOBAL bp_u32 *tot)
+{
+    for (bp_u32 k = 0u; k + 1u < ns; k++) {
+        bp_u32 c0, c1, t = 0u;
+        bp_grid_span_of(k, span, ncells, &c0, &c1);
+        for (bp_u32 q = c0; q < c1; q++)
+            t += a[q];
+        tot[k] = t;
+    }
+}
+
+/* Span k's run: the totals of the spans before it over the parts, part
+ * u's at tot + u * stride. */
+BP_FN bp_u32 bp_grid_span_run(BP_GLOBAL const bp_u32 *tot, bp_u32 stride, bp_u32 parts,
+                              bp_u32 k)
+{
+    bp_u32 run = 0u;
+    for (bp_u32 q = 0u; q < k; q++)
+        for (bp_u32 u = 0u; u < parts; u++)
+            run += tot[u * stride + q];
+    return run;
+}
+
 BP_FN void bp_grid_offsets_from(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
                                 bp_u32 ncells, bp_u32 n, bp_u32 run)
 {

@@ -165,31 +165,9 @@ static int grid_count_arrays(cpu_engine *c, uint32_t ncells, uint32_t *cnt[GRID_
  * which each partition sums of its counts after counting them (so the
  * threads sum the offsets between the same two barriers as one thread
  * did: on 16 threads a 1M rain's grid 49 ms a frame of 177, the single
- * sum most of it). */
+ * sum most of it; bp_grid_span_cells .. bp_grid_span_run in
+ * kernels/bp_physics.h). */
 #define GRID_SPANS 64
-
-/* Span k's cells, c0..c1-1, of spans of `span` cells (a multiple of 16:
- * whole groups of the 16-lane sum) over ncells. */
-static void grid_span(int k, uint32_t span, uint32_t ncells, uint32_t *c0, uint32_t *c1)
-{
-    uint64_t a = (uint64_t)k * span, b = a + span;
-    *c0 = a < ncells ? (uint32_t)a : ncells;
-    *c1 = b < ncells ? (uint32_t)b : ncells;
-}
-
-/* Count array a's total over each of ns spans but the last (which no
- * span's run takes): tot[0..ns-2]. */
-static void grid_span_totals(const uint32_t *a, int ns, uint32_t span, uint32_t ncells,
-                             uint32_t *tot)
-{
-    for (int k = 0; k + 1 < ns; k++) {
-        uint32_t c0, c1, t = 0;
-        grid_span(k, span, ncells, &c0, &c1);
-        for (uint32_t q = c0; q < c1; q++)
-            t += a[q];
-        tot[k] = t;
-    }
-}
 
 /* The balls of partition u of parts, whole blocks of a world of n balls in
  * nb blocks: i0..i1-1. Counting and placing must use the same ones. */
@@ -410,7 +388,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * part's place costs more where its balls crowd a few cells (a
          * chain of updates of one count) or have left grid order */
         const int gbal = team > 1 && team <= ONCE_TEAM && gp == team;
-        const uint32_t span = ((ncells + (uint32_t)ns - 1u) / (uint32_t)ns + 15u) & ~15u;
+        const uint32_t span = bp_grid_span_cells(ncells, (uint32_t)ns);
         /* where passes 3 and 5 hand out blocks (pass 3 evaluating each
          * pair twice, teams over ONCE_TEAM), runs of them, about four per thread
          * and at most four blocks (1,024 balls, as PoCL's chunks): fewer
@@ -466,17 +444,15 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 uint32_t i0, i1;
                 grid_range(c->gshare, gbal, u, gp, nb, n, &i0, &i1);
                 bp_grid_count(c->cell, i0, i1, cnt[u], ncells);
-                grid_span_totals(cnt[u], ns, span, ncells, span_tot[u]);
+                bp_grid_span_totals(cnt[u], (uint32_t)ns, span, ncells, span_tot[u]);
                 gtook[u] = bp_now() - ts;
             }
             team_wait(&bar, spin, team);
 #pragma omp for schedule(static) nowait
             for (int k = 0; k < ns; k++) {
-                uint32_t c0, c1, run = 0;
-                for (int q = 0; q < k; q++)
-                    for (int u = 0; u < gp; u++)
-                        run += span_tot[u][q];
-                grid_span(k, span, ncells, &c0, &c1);
+                uint32_t c0, c1;
+                uint32_t run = bp_grid_span_run(span_tot[0], GRID_SPANS, (uint32_t)gp, (uint32_t)k);
+                bp_grid_span_of((uint32_t)k, span, ncells, &c0, &c1);
                 B->offsets(cnt, (uint32_t)gp, c0, c1, run);
                 if (k == 0)
                     cnt[0][ncells] = (uint32_t)n;
