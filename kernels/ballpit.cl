@@ -446,8 +446,7 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * sync[7 + 7 slots + 5 BP_TEAM_PARTS_MAX + g], g < G: the processor group
  * g runs on (bp_team_start); the next BP_TEAM_PHASES words: the time
  * stamp counter's ticks / 64 that group 0 spent in the step's phases
- * (bp_team_phase), then in the integration that the first sub-step's move
- * carries (group 0 clears them in a step's first launch). The host zeroes
+ * (bp_team_phase), then in the integrations that the moves carry (group 0 clears them in a step's first launch). The host zeroes
  * sync[0..3] before each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
@@ -1022,9 +1021,12 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #ifdef BP_TEAM_CLOCK
             ulong t0 = BP_TEAM_CLOCK();
             bp_team_move_range(&t, slots, P.n, &b, &e);
-            /* group 0 clocks the integration this move carries in the
-             * step's first sub-step: the phases' estimate of each */
-            const int clk = t.g == 0u && s == 0u;
+            /* group 0 clocks the integrations the moves carry, in every
+             * sub-step: one sub-step's times the others' count had made
+             * the static phase negative (reported as 0) where that one
+             * was slowed (descheduled, its core shared with tests run in
+             * parallel), about two reads of the counter a block */
+            const int clk = t.g == 0u;
             for (uint i = b; i < e; i += BP_BLOCK) {
                 uint i1 = min(e, i + BP_BLOCK);
                 bp_block_move(&P, &A, i, i1);

@@ -55,8 +55,7 @@
 /* Where those ticks begin, and how many (kernels/ballpit.cl,
  * bp_team_phase): group 0's in the first sub-step's integration (pass 0),
  * the grid, the ball contacts and resolve, the moves with the next
- * sub-steps' integrations, and the integration in the first sub-step's
- * move */
+ * sub-steps' integrations, and those integrations alone */
 #define SYNC_TICKS(G) (7 + 8 * (size_t)(G) + 5 * TEAM_PARTS_MAX)
 #define TEAM_TICKS 5
 /* Where cut block k (0: pass 3's slots, 1: pass 5's balls, 2: the grid's
@@ -1047,10 +1046,9 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const cl_uint *tk = o->sync_rd + SYNC_TICKS(o->groups);
     if (team && tk[1] + tk[2] + tk[3] > 0u) {
         /* clocked by group 0 in bp_k_steps: pass 0 integrates the first
-         * sub-step; the integration the first sub-step's move carries
-         * stands for each that the moves carry, as the CPU engine times
-         * its fused pass 1 */
-        double carry = (double)tk[4] * (double)(nsub - 1u);
+         * sub-step, and the moves carry the others' integrations, each
+         * clocked (tk[4], within the moves' tk[3]) */
+        double carry = tk[4];
         ph[0] = (double)tk[0] + carry;
         ph[1] = tk[1];
         ph[2] = tk[2];
