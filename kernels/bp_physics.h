@@ -777,9 +777,9 @@ BP_FN void bp_grid_count(BP_GLOBAL const bp_u32 *cell, bp_u32 i0, bp_u32 i1,
 /* The counts of `parts` parts become where each part's run of each cell
  * ends (cells in order, parts in order within a cell); cnt[0] is the
  * grid's start[] (ncells + 1 words), whose last word becomes n. _span:
- * cells c..c1-1 only, run words coming before cell c (the CPU engine's
- * threads each sum a span, its run from the spans' totals); _from: from
- * cell c on, the last word too (the lanes' forms below end with it). */
+ * cells c..c1-1 only, run words coming before cell c (a team's members
+ * each sum a span, its run from the spans' totals, below), not the last
+ * word. */
 BP_FN void bp_grid_offsets_span(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
                                 bp_u32 c1, bp_u32 run)
 {
@@ -834,16 +834,10 @@ BP_FN bp_u32 bp_grid_span_run(BP_GLOBAL const bp_u32 *tot, bp_u32 stride, bp_u32
     return run;
 }
 
-BP_FN void bp_grid_offsets_from(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 c,
-                                bp_u32 ncells, bp_u32 n, bp_u32 run)
-{
-    bp_grid_offsets_span(cnt, parts, c, ncells, run);
-    cnt[0][ncells] = n;
-}
-
 BP_FN void bp_grid_offsets(BP_GLOBAL bp_u32 *const *cnt, bp_u32 parts, bp_u32 ncells, bp_u32 n)
 {
-    bp_grid_offsets_from(cnt, parts, 0u, ncells, n, 0u);
+    bp_grid_offsets_span(cnt, parts, 0u, ncells, 0u);
+    cnt[0][ncells] = n;
 }
 
 #if BP_LANES == 16 && defined(__OPENCL_VERSION__)
@@ -2858,7 +2852,7 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf 
  * most 255), without a branch. Forced inline, so GCC's object code is the
  * same as when both sides were written out. */
 BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 b, bp_f4 c,
-                       bp_u32 soft)
+                              bp_u32 soft)
 {
     bp_f4 a = BP_F4LOAD(sum + 4u * b) + c;
     BP_F4STORE(a, sum + 4u * b);
