@@ -314,17 +314,30 @@ static float team_v2max(const float *v2t, int team)
     return v2;
 }
 
+/* The clock of the fused pass 1's blocks: the time stamp counter where
+ * there is one (about 25 ticks a read on the Zen 5, against clock_gettime's
+ * 65), else bp_now in nanoseconds; its ticks are turned into seconds by
+ * the call's wall time (cpu_step). */
+static uint64_t fuse_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return (uint64_t)__builtin_ia32_rdtsc();
+#else
+    return (uint64_t)(bp_now() * 1e9);
+#endif
+}
+
 /* Pass 1 for balls i0..i1-1 right after their pass 5 (the next
- * sub-step's), its time added to *took where took is not NULL. */
+ * sub-step's), its clock's ticks added to *ticks where ticks is not NULL. */
 static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
                              const bp_block_arrays *A, uint32_t *cell, uint32_t i0, uint32_t i1,
-                             float v2max, double *took)
+                             float v2max, uint64_t *ticks)
 {
-    if (!took)
+    if (!ticks)
         return B->integrate(P, A, cell, i0, i1, v2max);
-    double t = bp_now();
+    uint64_t t = fuse_clock();
     v2max = B->integrate(P, A, cell, i0, i1, v2max);
-    *took += bp_now() - t;
+    *ticks += fuse_clock() - t;
     return v2max;
 }
 
@@ -338,10 +351,12 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
     const int n = (int)w->count;
     const int nt = c->blocks ? bp_team_pick_size(&c->pick) : c->base.threads;
     const double wall0 = bp_now();
+    const uint64_t tick0 = fuse_clock();
     float *x = w->x, *y = w->y, *vx = w->vx, *vy = w->vy, *r = w->r, *m = w->m;
     const float *lx1 = w->lx1, *ly1 = w->ly1, *lx2 = w->lx2, *ly2 = w->ly2;
     const uint32_t *seg_start = c->sg.start, *seg_list = c->sg.list;
     bp_phase_times T = {0};
+    uint64_t tint = 0; /* thread 0's fused pass 1, in fuse_clock's ticks */
     (void)nt;
     const bp_block_passes *B = c->blocks;
     bp_block_arrays A = {x, y, vx, vy, r, m, w->contacts, c->cell_start, c->sorted, c->spos,
@@ -365,7 +380,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #else
         const int spin = 1;
 #endif
-        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0, tint = 0.0; /* tint: thread 0's fused pass 1 */
+        double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
         double took[ONCE_TEAM], mtook[ONCE_TEAM], gtook[ONCE_TEAM]; /* pass 3, 5, the grid */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
         uint32_t moved[BP_MERGE_MAX_PARTS];        /* each merge part's movers */
@@ -518,12 +533,13 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
              * pass 5's barrier: the count arrays are in the scratch,
              * which pass 5 reads) */
             const int next = s + 1 < nsub;
-            /* thread 0 times its blocks' pass 1 in the first sub-step's
-             * pass 5 only, and takes that for each of the call's fused
-             * ones: the phase times' pass 1, an estimate (a clock read
-             * around every block of every sub-step cost 2% of the frame
-             * time) */
-            const int clock = next && s == 0 && me == 0;
+            /* thread 0 clocks its blocks' pass 1 in every sub-step, the
+             * phase times' pass 1 (PoCL's group 0 does the same): until
+             * the fifty-seventh session the first sub-step's time counted
+             * for all, and one slowed block there could take the whole
+             * static phase; two counter reads a block, about 0.3% of the
+             * rain 10k's sub-step */
+            const int clock = next && me == 0;
             /* every thread read v2t after pass 2's barrier, and this pass
              * begins after pass 4's */
             float v2me = 0.0f;
@@ -569,12 +585,11 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp single nowait
             {
                 double t4 = bp_now();
-                T.integrate += t1 - t0 + tint * (nsub - 1);
+                T.integrate += t1 - t0;
                 T.grid += t2 - t1;
                 T.ball_contacts += t3 - t2;
-                T.static_contacts += t4 - t3 - tint * (nsub - 1);
+                T.static_contacts += t4 - t3; /* less the fused pass 1, below */
                 t0 = t4;
-                tint = 0.0;
             }
         }
         }
@@ -618,6 +633,16 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             T.ball_contacts += t3 - t2;
             T.static_contacts += t4 - t3;
         }
+    }
+    if (B && tint) {
+        /* the fused pass 1's ticks in seconds by the call's own length,
+         * moved from pass 5's phase (where they were clocked) to pass 1's */
+        double wall = bp_now() - wall0;
+        uint64_t ticks = fuse_clock() - tick0;
+        double fused = ticks ? (double)tint * (wall / (double)ticks) : 0.0;
+        fused = fused < T.static_contacts ? fused : T.static_contacts;
+        T.integrate += fused;
+        T.static_contacts -= fused;
     }
     c->base.times = T;
     if (B)
