@@ -417,11 +417,14 @@ static int phase_times_whole_call(void)
 /* The CPU engine's pass 1 phase is the first sub-step's pass 1 and every
  * later one's, which runs fused into the sub-step before's pass 5 and
  * which thread 0 clocks block by block in every sub-step, its time moved
- * from the static phase to pass 1's. So a call of 30 sub-steps reports
- * many times a call of one's pass 1 (about 30 times; the fused ones
- * left out, about once), every phase > 0 (pass 5 moves the balls, so the
- * fused time never takes all of it), and the phases add up to no more than
- * the call's time. Medians of 5 calls; on 1 and 2 threads. */
+ * from the static phase to pass 1's. So on one thread a call of 30
+ * sub-steps reports many times a call of one's pass 1 (about 30 times;
+ * the fused ones left out, about once). On two threads a call's first
+ * pass 1 also holds the second thread's start (0.01-0.05 ms in a CI run,
+ * where the fused ones came to 0.2), so there only: every phase > 0 (pass
+ * 5 moves the balls, so the fused time never takes all of it), and the
+ * phases add up to no more than the call's time, as on one. Medians of 5
+ * calls. */
 static int cpu_pass1_phase_every_substep(void)
 {
     if (test_backend() != BP_BACKEND_CPU)
@@ -451,7 +454,8 @@ static int cpu_pass1_phase_every_substep(void)
         qsort(many, 5, sizeof many[0], bp_cmp_double);
         printf("  %d thread(s): pass 1 %.3f ms in a call of 1 sub-step, %.3f ms in 30\n", threads,
                one[2] * 1e3, many[2] * 1e3);
-        ENSURE(many[2] >= 8.0 * one[2]);
+        if (threads == 1)
+            ENSURE(many[2] >= 8.0 * one[2]);
         bp_engine_destroy(e);
         bp_world_destroy(w);
     }
