@@ -337,7 +337,8 @@ static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
         return B->integrate(P, A, cell, i0, i1, v2max);
     uint64_t t = fuse_clock();
     v2max = B->integrate(P, A, cell, i0, i1, v2max);
-    *ticks += fuse_clock() - t;
+    uint64_t d = fuse_clock() - t;
+    *ticks += d >> 62 ? 0u : d; /* 0 where the thread moved to a core whose counter is behind */
     return v2max;
 }
 
@@ -639,7 +640,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * moved from pass 5's phase (where they were clocked) to pass 1's */
         double wall = bp_now() - wall0;
         uint64_t ticks = fuse_clock() - tick0;
-        double fused = ticks ? (double)tint * (wall / (double)ticks) : 0.0;
+        double fused = ticks && !(ticks >> 62) ? (double)tint * (wall / (double)ticks) : 0.0;
         fused = fused < T.static_contacts ? fused : T.static_contacts;
         T.integrate += fused;
         T.static_contacts -= fused;
