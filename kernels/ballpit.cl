@@ -446,8 +446,9 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * sync[7 + 7 slots + 5 BP_TEAM_PARTS_MAX + g], g < G: the processor group
  * g runs on (bp_team_start); the next BP_TEAM_PHASES words: the time
  * stamp counter's ticks / 64 that group 0 spent in the step's phases
- * (bp_team_phase), then in the integrations that the moves carry (group 0 clears them in a step's first launch). The host zeroes
- * sync[0..3] before each launch. */
+ * (bp_team_phase), then in the integrations that the moves carry (group
+ * 0 clears them in a step's first launch). The host zeroes sync[0..3]
+ * before each launch. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES

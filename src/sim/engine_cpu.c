@@ -635,9 +635,10 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             T.static_contacts += t4 - t3;
         }
     }
-    if (B && tint) {
-        /* the fused pass 1's ticks in seconds by the call's own length,
-         * moved from pass 5's phase (where they were clocked) to pass 1's */
+    if (tint) {
+        /* the fused pass 1's ticks (only the lanes' passes fuse it) in
+         * seconds by the call's own length, moved from pass 5's phase
+         * (where they were clocked) to pass 1's */
         double wall = bp_now() - wall0;
         uint64_t ticks = fuse_clock() - tick0;
         double fused = ticks && !(ticks >> 62) ? (double)tint * (wall / (double)ticks) : 0.0;
