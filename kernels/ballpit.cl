@@ -481,6 +481,14 @@ enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, B
  * even. */
 #if defined(BP_OCL_AVX2) && __has_builtin(__builtin_ia32_rdtsc)
 #define BP_TEAM_CLOCK() ((ulong)__builtin_ia32_rdtsc())
+/* The ticks from t0 to t1: 0 where the difference wrapped (the group's
+ * thread moved to a core whose counter is behind), as the CPU engine's */
+static ulong bp_team_ticks(ulong t0, ulong t1)
+{
+    ulong d = t1 - t0;
+    return d >> 62 ? 0u : d;
+}
+#define bp_team_since(t0) bp_team_ticks((t0), BP_TEAM_CLOCK())
 #endif
 /* The processor a group runs on, where the device is an x86 CPU: rdtscp's
  * TSC_AUX, which Linux sets to each processor's number (and node). With
@@ -743,7 +751,7 @@ static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0,
                          int more)
 {
-    ulong took = BP_TEAM_CLOCK() - t0 + (more ? cut[slots + 1u + t->g] : 0u);
+    ulong took = bp_team_since(t0) + (more ? cut[slots + 1u + t->g] : 0u);
     cut[slots + 1u + t->g] = (uint)min(took, (ulong)UINT_MAX);
 }
 #endif
@@ -917,7 +925,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
         if (t.g == 0u) {
             ulong now = BP_TEAM_CLOCK();
             if (phase < BP_TEAM_PHASES)
-                ph[phase] += (uint)((now - tick) >> 6);
+                ph[phase] += (uint)(bp_team_ticks(tick, now) >> 6);
             tick = now;
             phase = bp_team_phase(p);
         }
@@ -1035,7 +1043,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                     ulong a = clk ? BP_TEAM_CLOCK() : 0u;
                     v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
                     if (clk)
-                        ph[BP_TEAM_PHASES] += (uint)((BP_TEAM_CLOCK() - a) >> 6);
+                        ph[BP_TEAM_PHASES] += (uint)(bp_team_since(a) >> 6);
                 }
             }
             bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0, 0);
@@ -1055,6 +1063,6 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     }
 #ifdef BP_TEAM_CLOCK
     if (t.g == 0u && phase < BP_TEAM_PHASES)
-        ph[phase] += (uint)((BP_TEAM_CLOCK() - tick) >> 6);
+        ph[phase] += (uint)(bp_team_since(tick) >> 6);
 #endif
 }
