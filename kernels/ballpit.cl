@@ -488,7 +488,6 @@ static ulong bp_team_ticks(ulong t0, ulong t1)
     ulong d = t1 - t0;
     return d >> 62 ? 0u : d;
 }
-#define bp_team_since(t0) bp_team_ticks((t0), BP_TEAM_CLOCK())
 #endif
 /* The processor a group runs on, where the device is an x86 CPU: rdtscp's
  * TSC_AUX, which Linux sets to each processor's number (and node). With
@@ -747,11 +746,15 @@ static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 
 /* This group's time since t0 for the pass the cuts at cut share out,
  * added to its time for the pass before where `more` (the grid's count
- * and place). */
+ * and place). Where the counter's difference wrapped the time before
+ * stands: 0 or the most would give the group all the items or none. */
 static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0,
                          int more)
 {
-    ulong took = bp_team_since(t0) + (more ? cut[slots + 1u + t->g] : 0u);
+    ulong d = BP_TEAM_CLOCK() - t0;
+    if (d >> 62)
+        return;
+    ulong took = d + (more ? cut[slots + 1u + t->g] : 0u);
     cut[slots + 1u + t->g] = (uint)min(took, (ulong)UINT_MAX);
 }
 #endif
@@ -1043,7 +1046,7 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                     ulong a = clk ? BP_TEAM_CLOCK() : 0u;
                     v2m = bp_block_integrate(&P, &A, cell, i, i1, v2m);
                     if (clk)
-                        ph[BP_TEAM_PHASES] += (uint)(bp_team_since(a) >> 6);
+                        ph[BP_TEAM_PHASES] += (uint)(bp_team_ticks(a, BP_TEAM_CLOCK()) >> 6);
                 }
             }
             bp_team_took(&t, bp_team_cuts(&t, slots, 1u), slots, t0, 0);
@@ -1063,6 +1066,6 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
     }
 #ifdef BP_TEAM_CLOCK
     if (t.g == 0u && phase < BP_TEAM_PHASES)
-        ph[phase] += (uint)(bp_team_since(tick) >> 6);
+        ph[phase] += (uint)(bp_team_ticks(tick, BP_TEAM_CLOCK()) >> 6);
 #endif
 }
