@@ -480,7 +480,13 @@ enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, B
  * ranges of slots are cut by the groups' times. Elsewhere the cuts stay
  * even. */
 #if defined(BP_OCL_AVX2) && __has_builtin(__builtin_ia32_rdtsc)
+#ifdef BP_INJECTED_CLOCK_BACK
+/* BALLPIT_OCL_FAIL=clock (tests): the counter runs backwards, so every
+ * difference wraps */
+#define BP_TEAM_CLOCK() (~(ulong)__builtin_ia32_rdtsc())
+#else
 #define BP_TEAM_CLOCK() ((ulong)__builtin_ia32_rdtsc())
+#endif
 /* The ticks from t0 to t1: 0 where the difference wrapped (the group's
  * thread moved to a core whose counter is behind), as the CPU engine's */
 static ulong bp_team_ticks(ulong t0, ulong t1)
@@ -713,12 +719,16 @@ static float bp_team_rate(volatile __global uint *cut, uint slots, uint n, uint 
  * every group the same time in the last sub-step (once_rebalance in the
  * CPU engine). Group 0, in a pass that reads none of these cuts, after a
  * barrier that follows the pass they cut. Both the old cuts and the aims
- * rise, so the new ones do. */
+ * rise, so the new ones do. Not while a group has no time yet (0: none
+ * clocked since the attach, or every one it took wrapped). */
 static void bp_team_rebalance(volatile __global uint *cut, uint slots, uint n)
 {
     float sum = 0.0f, at = 0.0f;
-    for (uint u = 0u; u < slots; u++)
+    for (uint u = 0u; u < slots; u++) {
+        if (cut[slots + 1u + u] == 0u)
+            return;
         sum += bp_team_rate(cut, slots, n, u);
+    }
     uint was = 0u;
     for (uint u = 1u; u < slots; u++) {
         at += bp_team_rate(cut, slots, n, u - 1u) / sum;

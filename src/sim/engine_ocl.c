@@ -425,7 +425,7 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
              "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu -DBP_TEAM_MERGE_MAX=%uu"
-             " -DBP_TEAM_ROLES=%d%s%s%s%s%s%s%s",
+             " -DBP_TEAM_ROLES=%d%s%s%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
              merge_max, o->roles,
@@ -435,6 +435,7 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                          : "",
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "",
+             o->fault.clock_back ? " -DBP_INJECTED_CLOCK_BACK=1" : "",
              nv_verbose ? " -cl-nv-verbose" : "", nvcap);
     if (o->fault.build) {
         /* A program that cannot compile, so the real failure path runs:

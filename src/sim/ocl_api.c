@@ -276,6 +276,10 @@ int bp_ocl_fault_from_env(bp_ocl_fault *out, char *err, size_t errlen)
         out->alloc = 1;
         return 0;
     }
+    if (strcmp(v, "clock") == 0) {
+        out->clock_back = 1;
+        return 0;
+    }
     const char *num = NULL;
     if (strncmp(v, "step:", 5) == 0) {
         num = v + 5;
@@ -294,6 +298,6 @@ int bp_ocl_fault_from_env(bp_ocl_fault *out, char *err, size_t errlen)
         }
     }
     return bp_fail(err, errlen,
-                   "OpenCL: BALLPIT_OCL_FAIL=%s is not one of build, alloc, "
+                   "OpenCL: BALLPIT_OCL_FAIL=%s is not one of build, alloc, clock, "
                    "step:K, lost:K (K >= 1)", v);
 }

@@ -69,10 +69,14 @@ const char *bp_ocl_type_name(cl_device_type t);
 /// "build" -> kernel build fails; "step:K" -> the K-th bp_engine_step
 /// (1-based, per engine) fails with CL_OUT_OF_RESOURCES; "alloc" -> buffer
 /// creation fails with CL_MEM_OBJECT_ALLOCATION_FAILURE; "lost:K" -> the
-/// K-th step fails with CL_DEVICE_NOT_AVAILABLE. Unset or empty: none.
+/// K-th step fails with CL_DEVICE_NOT_AVAILABLE; "clock" -> on an x86 CPU
+/// device the kernels' time stamp counter runs backwards, so every
+/// difference of it wraps (the steps must still run and report sane phase
+/// times). Unset or empty: none.
 typedef struct bp_ocl_fault {
     int build;
     int alloc;
+    int clock_back;
     long step;        ///< fail this step number, 0 = never
     cl_int step_code; ///< the error the failing step reports
 } bp_ocl_fault;

@@ -268,6 +268,7 @@ static int one_launch_same_bits(void)
         {T_SPIN("5"), NULL},
         {T_SPIN("2"), "BALLPIT_OCL_TEAM", "alternate", NULL},
         {T_SPIN("2"), "BALLPIT_OCL_ROLES", "0", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_FAIL", "clock", NULL},
     };
 #undef T_SPIN
     /* the rain with 2,200 balls, more than the grid's cells (at most
@@ -358,8 +359,12 @@ static int steps_split_same_as_whole(void)
  * where shares carried over from the first, separately timed step (the
  * way on other devices) would keep it fixed. Every phase is > 0 and they
  * add up to no more than the step's time. 2,200 balls, so no re-sort by
- * place adds the host's time to a step's grid phase. */
-static int team_phases_clocked(void)
+ * place adds the host's time to a step's grid phase. With `wrapped` the
+ * counter runs backwards (BALLPIT_OCL_FAIL=clock), so every difference
+ * of it wraps: those count as none, and the steps take the timed step's
+ * shares, the same in every step, where the wrapped differences had
+ * added garbage to the phases. */
+static int phases_of_team_steps(int wrapped)
 {
 #if defined(__x86_64__) || defined(__i386__)
     int cpu = t_device_is_cpu();
@@ -369,7 +374,11 @@ static int team_phases_clocked(void)
     if (!cpu || !__builtin_cpu_supports("avx2"))
         return BP_TEST_SKIP;
     char err[512];
+    static const char *const env[] = {"BALLPIT_OCL_FAIL", "clock", NULL};
+    ENSURE(!wrapped || t_env(env, 1) == 0);
     bp_engine *e = t_ocl_engine_or_skip();
+    if (wrapped)
+        t_env(env, 0);
     ENSURE(e != NULL);
     bp_world *w = t_world_rain(2200);
     ENSURE(w != NULL);
@@ -390,13 +399,24 @@ static int team_phases_clocked(void)
         hi = share > hi ? share : hi;
     }
     printf("  the ball contacts' share of 8 steps: %.4f to %.4f\n", lo, hi);
-    ENSURE(hi - lo > 1e-6);
+    ENSURE(wrapped ? hi - lo < 1e-9 : hi - lo > 1e-6);
     bp_engine_destroy(e);
     bp_world_destroy(w);
     return 0;
 #else
+    (void)wrapped;
     return BP_TEST_SKIP;
 #endif
+}
+
+static int team_phases_clocked(void)
+{
+    return phases_of_team_steps(0);
+}
+
+static int team_clock_wrapped(void)
+{
+    return phases_of_team_steps(1);
 }
 
 /* bp_engine_switch CPU <-> OpenCL 100 times, 3 sub-steps on each engine in
@@ -747,6 +767,7 @@ int main(int argc, char **argv)
         BP_TEST(merge_or_count_same_bits),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(team_phases_clocked),
+        BP_TEST(team_clock_wrapped),
         BP_TEST(switch_100_times),
         BP_TEST(fallback_step_out_of_resources),
         BP_TEST(fallback_step_device_lost),
