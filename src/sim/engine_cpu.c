@@ -429,9 +429,11 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                                         block_end(bk, n), v2me);
                 v2t[V2T_STRIDE * me] = v2me;
                 team_wait(&bar, spin, team);
-            }
+                /* the later sub-steps' t1 is the last one's end: their
+                 * pass 1 ran fused into that one's pass 5 */
 #pragma omp single nowait
-            t1 = bp_now();
+                t1 = bp_now();
+            }
             int merged = 0;
             if (merge && s > 0 && team <= BP_MERGE_MAX_PARTS) {
                 /* the last sub-step's grid in parts of whole cells, cut
@@ -581,8 +583,13 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 once_rebalance(c->mshare, mtook, team, n);
             }
             /* no barrier: the next sub-step's loops read only what pass
-             * 5's barrier has let through, and its clock's single is the
-             * one that reads t0 */
+             * 5's barrier has let through. Nor does the next sub-step
+             * clock its start: a thread that skipped this single could
+             * write t1 there before this one reads it (until the
+             * fifty-eighth session it did, now and then, and the grid's
+             * time went to the integration's column); its next clock,
+             * t2, comes after a barrier that this single's thread must
+             * reach too */
 #pragma omp single nowait
             {
                 double t4 = bp_now();
@@ -590,7 +597,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                 T.grid += t2 - t1;
                 T.ball_contacts += t3 - t2;
                 T.static_contacts += t4 - t3; /* less the fused pass 1, below */
-                t0 = t4;
+                t0 = t1 = t4;
             }
         }
         }
