@@ -8,11 +8,12 @@
 # Installs only the Debian packages that are missing (apt-get, as root or
 # with sudo), builds a release build in build/ (warnings are errors) and,
 # for `test`, an address+undefined sanitizer build in build-san/ and, when
-# clang is there, the fuzz targets in build-fuzz/ (tests/fuzz).
+# clang is there, the fuzz targets in build-fuzz/ (tests/fuzz) and a
+# ThreadSanitizer build in build-tsan/ for the threads suite (tests/threads).
 set -eu
 cd "$(dirname "$0")/.."
 
-PACKAGES="gcc clang libclang-rt-14-dev meson ninja-build pkg-config python3 \
+PACKAGES="gcc clang libclang-rt-14-dev libomp-dev meson ninja-build pkg-config python3 \
 libsdl2-dev libsdl2-ttf-dev fonts-dejavu-core \
 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo \
 xvfb xdotool"
@@ -67,6 +68,17 @@ test)
         ninja -C build-fuzz tests/fuzz/fuzz_scene tests/fuzz/fuzz_world >/dev/null
         meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 1 \
             --suite fuzz 2>&1 | tee -a "$log" || status=1
+        # tests/threads: the CPU engine's team of threads under
+        # ThreadSanitizer (clang with LLVM's OpenMP, whose runtime tells
+        # it about the team's own synchronisation); no SDL or OpenCL, whose
+        # libraries are not instrumented.
+        echo "== ThreadSanitizer build (clang, LLVM OpenMP): the threads suite"
+        [ -f build-tsan/build.ninja ] || CC=clang meson setup build-tsan \
+            --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false \
+            -Dsdl=disabled -Dopencl=disabled -Dwerror=true >/dev/null
+        ninja -C build-tsan >/dev/null
+        meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
+            --suite threads 2>&1 | tee -a "$log" || status=1
     fi
     ok=$(awk '/^Ok:/ {s += $2} END {print s + 0}' "$log")
     fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s + 0}' "$log")
