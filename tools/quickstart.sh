@@ -77,8 +77,17 @@ test)
             --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false \
             -Dsdl=disabled -Dopencl=disabled -Dwerror=true >/dev/null
         ninja -C build-tsan >/dev/null
-        meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
-            --suite threads 2>&1 | tee -a "$log" || status=1
+        # ThreadSanitizer's runtime refuses some kernels' address layouts
+        # (LLVM 14 with more mmap randomisation than it knows): then the
+        # suite is skipped, saying why, rather than failed
+        if tsan_why=$(build-tsan/src/ballpit --version 2>&1 >/dev/null) && [ -z "$tsan_why" ]; then
+            meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 1 \
+                --suite threads 2>&1 | tee -a "$log" || status=1
+        else
+            echo "quickstart: ThreadSanitizer cannot run here, threads suite skipped:" \
+                "$(echo "$tsan_why" | head -n 1)"
+            echo "Skipped: 1" >>"$log"
+        fi
     fi
     ok=$(awk '/^Ok:/ {s += $2} END {print s + 0}' "$log")
     fail=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {s += $NF} END {print s + 0}' "$log")
