@@ -69,12 +69,12 @@ test)
         meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 1 \
             --suite fuzz 2>&1 | tee -a "$log" || status=1
         # tests/threads: the CPU engine's team of threads and the
-        # sandbox's threads under ThreadSanitizer (clang with LLVM's
-        # OpenMP); no OpenCL, whose runtime (PoCL) is not instrumented.
+        # sandbox's threads (with the OpenCL engine made on a thread of its
+        # own) under ThreadSanitizer (clang with LLVM's OpenMP).
         echo "== ThreadSanitizer build (clang, LLVM OpenMP): the threads suite"
         [ -f build-tsan/build.ninja ] || CC=clang meson setup build-tsan \
             --buildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false \
-            -Dopencl=disabled -Dwerror=true >/dev/null
+            -Dwerror=true >/dev/null
         ninja -C build-tsan >/dev/null
         # ThreadSanitizer's runtime refuses some kernels' address layouts
         # (LLVM 14 with more mmap randomisation than it knows): then the
