@@ -761,8 +761,8 @@ static void bp_team_move_range(bp_team *t, uint slots, uint n, uint *b, uint *e)
 static void bp_team_took(bp_team *t, volatile __global uint *cut, uint slots, ulong t0,
                          int more)
 {
-    ulong d = BP_TEAM_CLOCK() - t0;
-    if (d >> 62)
+    ulong d = bp_team_ticks(t0, BP_TEAM_CLOCK());
+    if (d == 0u) /* wrapped (two reads of the counter are never 0 apart) */
         return;
     ulong took = d + (more ? cut[slots + 1u + t->g] : 0u);
     cut[slots + 1u + t->g] = (uint)min(took, (ulong)UINT_MAX);

@@ -327,6 +327,14 @@ static uint64_t fuse_clock(void)
 #endif
 }
 
+/* fuse_clock's ticks since t0: 0 where the difference wrapped (the
+ * thread moved to a core whose counter is behind) */
+static uint64_t fuse_since(uint64_t t0)
+{
+    uint64_t d = fuse_clock() - t0;
+    return d >> 62 ? 0u : d;
+}
+
 /* Pass 1 for balls i0..i1-1 right after their pass 5 (the next
  * sub-step's), its clock's ticks added to *ticks where ticks is not NULL. */
 static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
@@ -337,8 +345,7 @@ static float fused_integrate(const bp_block_passes *B, const bp_step_params *P,
         return B->integrate(P, A, cell, i0, i1, v2max);
     uint64_t t = fuse_clock();
     v2max = B->integrate(P, A, cell, i0, i1, v2max);
-    uint64_t d = fuse_clock() - t;
-    *ticks += d >> 62 ? 0u : d; /* 0 where the thread moved to a core whose counter is behind */
+    *ticks += fuse_since(t);
     return v2max;
 }
 
@@ -647,8 +654,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * seconds by the call's own length, moved from pass 5's phase
          * (where they were clocked) to pass 1's */
         double wall = bp_now() - wall0;
-        uint64_t ticks = fuse_clock() - tick0;
-        double fused = ticks && !(ticks >> 62) ? (double)tint * (wall / (double)ticks) : 0.0;
+        uint64_t ticks = fuse_since(tick0);
+        double fused = ticks ? (double)tint * (wall / (double)ticks) : 0.0;
         fused = fused < T.static_contacts ? fused : T.static_contacts;
         T.integrate += fused;
         T.static_contacts -= fused;
