@@ -707,7 +707,10 @@ int bp_app_run(const bp_cli *cli)
         if (a->quit)
             break;
         bp_tools_tick(&a->tools, now);
-        bp_logic_tick(&a->L);
+        /* Lockstep: the frame waits for the step it ticked. Otherwise the
+         * tick comes after this frame's drawing (below). */
+        if (lockstep)
+            bp_logic_tick(&a->L);
         if (lockstep &&
             bp_logic_wait_published(&a->L, a->rendered + 2, 60000) != 0) {
             fprintf(stderr, "ballpit: the simulation stopped answering\n");
@@ -720,6 +723,18 @@ int bp_app_run(const bp_cli *cli)
             break;
         }
         frame(a, now);
+        /* The next step starts once this frame is drawn and presented, so
+         * that a step shorter than the rest of the period runs while the
+         * renderer sleeps. Ticked before the drawing, the step had shared
+         * the cores with the splat and the driver's threads in every frame,
+         * and the engine's threads, which wait for each other at every
+         * pass, all waited for the one the renderer had taken: a 5,100-ball
+         * pile's step took 16-17 ms a frame in the window on the 2-core
+         * host against 3.6 ms headless, 3.8-4.0 ms ticked here. Edits still
+         * reach the next step, and a step's picture is still drawn in the
+         * next frame (docs/benchmarks.md, fifty-ninth session). */
+        if (!lockstep)
+            bp_logic_tick(&a->L);
         /* Steady 33 fps: sleep to the next deadline; after a stall, start
          * counting again from now instead of racing to catch up. */
         next += period;
