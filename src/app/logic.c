@@ -96,11 +96,29 @@ static void publish(bp_logic *L)
     SDL_UnlockMutex(L->lock);
 }
 
+/* V: the scene's own gravity on or off. A scene without gravity (the gas)
+ * starts with it off, and V switches on the default pull (900 px/s^2
+ * down), so the key always does something; saving keeps the scene's own
+ * (L->gx, L->gy) either way. */
 static void set_gravity(bp_logic *L, int on)
 {
+    float gx = L->gx, gy = L->gy;
+    if (gx == 0.0f && gy == 0.0f) {
+        bp_params d = bp_params_default();
+        gx = d.gravity_x;
+        gy = d.gravity_y;
+    }
     L->gravity = on;
-    L->w->params.gravity_x = on ? L->gx : 0.0f;
-    L->w->params.gravity_y = on ? L->gy : 0.0f;
+    L->w->params.gravity_x = on ? gx : 0.0f;
+    L->w->params.gravity_y = on ? gy : 0.0f;
+}
+
+/* The scene's gravity, taken when a scene is loaded, reset or started. */
+static void take_scene_gravity(bp_logic *L, const bp_params *p)
+{
+    L->gx = p->gravity_x;
+    L->gy = p->gravity_y;
+    L->gravity = L->gx != 0.0f || L->gy != 0.0f;
 }
 
 static void add_lines(bp_logic *L, const bp_cmd *c)
@@ -188,9 +206,7 @@ static int replace_world(bp_logic *L, const bp_world *src)
         say(L, "out of memory: the world is unchanged");
         return -1;
     }
-    L->gx = L->w->params.gravity_x;
-    L->gy = L->w->params.gravity_y;
-    L->gravity = 1;
+    take_scene_gravity(L, &L->w->params);
     bp_undo_free(&L->undo);
     return 0;
 }
@@ -222,7 +238,7 @@ static void save(bp_logic *L, const char *path)
         say(L, "save failed: %s", err);
         return;
     }
-    /* Save the scene's own gravity even while V has switched it off. */
+    /* Save the scene's own gravity whatever V has made of it. */
     float sgx = L->w->params.gravity_x, sgy = L->w->params.gravity_y;
     L->w->params.gravity_x = L->gx;
     L->w->params.gravity_y = L->gy;
@@ -749,9 +765,7 @@ int bp_logic_start(bp_logic *L, bp_world *w, const char *scene,
     L->lockstep = lockstep;
     if (opts)
         L->opts = *opts;
-    L->gx = w->params.gravity_x;
-    L->gy = w->params.gravity_y;
-    L->gravity = 1;
+    take_scene_gravity(L, &w->params);
     L->seed = 0x5eed;
     scene_name(L->scene, sizeof L->scene, scene);
     L->thread = SDL_CreateThread(run, "ballpit-logic", L);

@@ -188,6 +188,67 @@ static int pause_step_slowmo_gravity_reset(void)
     return 0;
 }
 
+/* A scene without gravity (the gas) starts with gravity off, and V pulls
+ * its balls down with the default 900 px/s^2, where it had switched a
+ * zero vector on and off; V again stops the pull, R and saving keep the
+ * scene's own zero. */
+static int gravity_toggle_in_a_scene_without_gravity(void)
+{
+    bp_params p = bp_params_default();
+    p.gravity_x = p.gravity_y = 0.0f;
+    bp_world *w = bp_world_create(&p);
+    ENSURE(w);
+    static bp_logic L;
+    char err[256];
+    bp_engine_opts o = { .threads = 1 };
+    ENSURE(bp_logic_start(&L, w, "tests/zero-g.scene", BP_BACKEND_CPU, &o, 0, err,
+                          sizeof err) == 0);
+    ENSURE(bp_logic_wait_published(&L, 1, 20000) == 0);
+    ENSURE(spawn(&L, 20, (float[6]){ 640, 300, 0, 0, 3, 40 }) == 0);
+    const bp_snap *s = frame(&L);
+    ENSURE(s->count == 20 && !s->gravity);
+    s = frame(&L);
+    for (uint32_t i = 0; i < s->count; i++)
+        ENSURE(s->speed[i] < 1.0f); /* at rest: nothing pulls */
+
+    ENSURE(push(&L, (bp_cmd){ .kind = BP_CMD_GRAVITY_TOGGLE }) == 0);
+    s = frame(&L);
+    ENSURE(s->gravity);
+    s = frame(&L);
+    /* two frames of the default pull: each ball falls at 2 x 900 / 33
+     * px/s, less what the swarm's contacts take */
+    double vy = 0.0;
+    for (uint32_t i = 0; i < s->count; i++)
+        vy += s->speed[i];
+    ENSURE(vy / s->count > 0.5 * 2.0 * 900.0 / 33.0);
+
+    ENSURE(push(&L, (bp_cmd){ .kind = BP_CMD_GRAVITY_TOGGLE }) == 0);
+    s = frame(&L);
+    ENSURE(!s->gravity);
+    ENSURE(L.w->params.gravity_y == 0.0f); /* read after publish: safe */
+
+    char dir[] = "/tmp/bp_zero_g_XXXXXX";
+    ENSURE(mkdtemp(dir) != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/z.scene", dir);
+    ENSURE(push(&L, (bp_cmd){ .kind = BP_CMD_GRAVITY_TOGGLE }) == 0);
+    bp_cmd sv = { .kind = BP_CMD_SAVE, .str = strdup(path) };
+    ENSURE(sv.str && push(&L, sv) == 0);
+    s = frame(&L);
+    ENSURE(s->gravity && strstr(s->msg, "saved 20 balls") != NULL);
+    bp_world *back = bp_scene_load(path, err, sizeof err);
+    ENSURE(back && back->params.gravity_x == 0.0f && back->params.gravity_y == 0.0f);
+    bp_world_destroy(back);
+    remove(path);
+    rmdir(dir);
+
+    ENSURE(push(&L, (bp_cmd){ .kind = BP_CMD_RESET }) == 0);
+    s = frame(&L);
+    ENSURE(s->count == 0 && !s->gravity);
+    bp_logic_stop(&L);
+    return 0;
+}
+
 /* The snapshots' picture number (what the renderer keys its ball texture
  * on) changes with every simulated frame and every edit, and stays while
  * the world is paused and nothing is pushed, so the renderer need not
@@ -565,6 +626,7 @@ int main(int argc, char **argv)
         BP_TEST(edits_land_between_frames),
         BP_TEST(spawn_without_room_adds_what_fits),
         BP_TEST(pause_step_slowmo_gravity_reset),
+        BP_TEST(gravity_toggle_in_a_scene_without_gravity),
         BP_TEST(picture_changes_only_with_the_balls),
         BP_TEST(real_time_factor_restarts_on_pause),
         BP_TEST(substeps_double_and_halve),
