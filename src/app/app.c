@@ -21,6 +21,7 @@
 #include "fontfind.h"
 #include "hud.h"
 #include "logic.h"
+#include "pace.h"
 #include "png.h"
 #include "render.h"
 #include "state.h"
@@ -72,6 +73,8 @@ typedef struct app {
     char hud_lines[8][200];
     char *state_last;
     float mouse_x, mouse_y;  /* world px */
+    bp_pace pace;            /* every tick drawn, or every second (pace.h) */
+    double input_t;          /* the last input event */
 } app;
 
 static double now_s(void)
@@ -276,6 +279,9 @@ static void on_key(app *a, const SDL_KeyboardEvent *k)
 static void on_event(app *a, const SDL_Event *e, double now)
 {
     float x, y;
+    if (e->type == SDL_KEYDOWN || e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP ||
+        e->type == SDL_MOUSEMOTION || e->type == SDL_MOUSEWHEEL || e->type == SDL_WINDOWEVENT)
+        a->input_t = now;
     switch (e->type) {
     case SDL_QUIT:
         a->quit = 1;
@@ -362,13 +368,15 @@ static void update_hud_text(app *a, const bp_snap *s)
     snprintf(a->hud_lines[4], sizeof a->hud_lines[4],
              "swarm %u   radius %g px%s", a->tools.swarm_size,
              (double)a->tools.radius, a->tools.eraser_mode ? "   ERASER" : "");
-    char st[96] = "";
+    char st[128] = "";
     if (s->paused)
         strcat(st, "PAUSED  ");
     if (s->slowmo)
         strcat(st, "slow motion  ");
     if (!s->gravity)
         strcat(st, "gravity off  ");
+    if (a->pace.every > 1)
+        strcat(st, "every 2nd frame drawn: the engine is behind  ");
     snprintf(a->hud_lines[5], sizeof a->hud_lines[5], "%sF1: help", st);
     if (s->engine_error[0] && s->backend == BP_BACKEND_CPU)
         snprintf(a->hud_lines[6], sizeof a->hud_lines[6],
@@ -442,6 +450,7 @@ static void write_state(app *a, const bp_snap *s)
         .frame_ms = a->frame_avg,
         .step_ms = s ? s->step_ms : 0.0,
         .rtf = s ? s->rtf : 0.0,
+        .draw_every = a->pace.every,
     };
     char buf[16384];
     int n = bp_state_format(&st, buf, sizeof buf);
@@ -543,6 +552,23 @@ static void frame(app *a, double now)
         a->fps_t0 = now;
     }
     write_state(a, s);
+}
+
+/* Whether this tick is drawn (pace.h): every tick, or every second one
+ * while the engine's step takes longer than a frame and the drawing
+ * rasterises on the cores it steps on. */
+static int draw_this_tick(app *a, double now)
+{
+    const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, NULL);
+    bp_pace_in in = {
+        .shared = s && a->R.raster[0] && s->engine_cores > 0,
+        .stepping = s && !s->paused && !s->slowmo && !s->starting,
+        .step_ms = s ? s->step_ms : 0.0,
+        .period_ms = 1000.0 / BP_APP_FPS,
+        .input_age = now - a->input_t,
+        .must_draw = a->shot_request || a->rendered == 0,
+    };
+    return bp_pace_tick(&a->pace, now, &in);
 }
 
 static int logic_failed(app *a)
@@ -697,6 +723,8 @@ int bp_app_run(const bp_cli *cli)
 
     const double period = 1.0 / BP_APP_FPS;
     double next = now_s();
+    bp_pace_init(&a->pace);
+    a->input_t = next;
     a->fps_t0 = next;
     a->hud_t = -1.0;
     while (!a->quit) {
@@ -722,7 +750,8 @@ int bp_app_run(const bp_cli *cli)
             a->status = 1;
             break;
         }
-        frame(a, now);
+        if (lockstep || draw_this_tick(a, now))
+            frame(a, now);
         /* The next step starts once this frame is drawn and presented, so
          * that a step shorter than the rest of the period runs while the
          * renderer sleeps. Ticked before the drawing, the step had shared

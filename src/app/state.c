@@ -70,6 +70,7 @@ int bp_state_format(const bp_app_state *s, char *buf, size_t len)
     put(&o, "\"fps\":%.2f,\"draw_ms\":%.3f,\"frame_ms\":%.3f,"
             "\"step_ms\":%.3f,\"rtf\":%.3f,",
         s->fps, s->draw_ms, s->frame_ms, s->step_ms, s->rtf);
+    put(&o, "\"draw_every\":%d,", s->draw_every > 1 ? s->draw_every : 1);
     put_str(&o, "last_screenshot", s->last_screenshot);
     put_str(&o, "screenshot_error", s->screenshot_error);
     if (o.bad)

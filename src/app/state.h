@@ -35,6 +35,7 @@ typedef struct bp_app_state {
     double frame_ms;         ///< whole frame incl. HUD and present, mean
     double step_ms;          ///< simulation wall ms for the last frame
     double rtf;              ///< real-time factor of the simulation
+    int draw_every;          ///< every frame drawn (1), or every second (2: pace.h)
 } bp_app_state;
 
 /// Formats s as one JSON object (ending in a newline) into buf. Returns
