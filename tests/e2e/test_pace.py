@@ -7,9 +7,10 @@ import time
 
 from e2e import Sandbox, check, write_scene
 
-# 3,000 balls at 896 sub-steps a frame: a step of several frames' time on
-# two cores (about 2.7 million ball-steps a frame); 7 sub-steps after
-# seven presses of [, a step of a few ms even in a sanitizer build.
+# 3,000 balls at 896 sub-steps a frame: a step of about two frames' time
+# on two cores (2.7 million ball-steps a frame); 3 sub-steps after eight
+# presses of [ (integer halving), a step of a few ms even in a sanitizer
+# build; 768 after eight presses of ].
 SCENE = """ballpit-scene 1
 world 1280 720
 gravity 0 900
@@ -40,17 +41,17 @@ def main():
         shot = sb.screenshot()
         check(shot.endswith(".png"), "a screenshot while halved")
 
-        for _ in range(7):
+        for _ in range(8):
             sb.key("bracketleft")
-        s = sb.wait(lambda s: s["substeps"] == 7, 10, "[ x7: 7 sub-steps")
+        s = sb.wait(lambda s: s["substeps"] == 3, 10, "[ x8: 3 sub-steps")
         s = sb.wait(lambda s: s.get("draw_every") == 1, 30,
                     "every frame drawn again once the step is short")
         print("ok   %d sub-steps, step %.1f ms: every frame drawn" % (s["substeps"], s["step_ms"]))
 
-        for _ in range(7):
+        for _ in range(8):
             sb.key("bracketright")
-        sb.wait(lambda s: s["substeps"] == 896 and s.get("draw_every") == 2, 30,
-                "] x7: halved again")
+        sb.wait(lambda s: s["substeps"] == 768 and s.get("draw_every") == 2, 30,
+                "] x8: 768 sub-steps, halved again")
         sb.key("space")
         s = sb.wait(lambda s: s["paused"] and s.get("draw_every") == 1, 10,
                     "paused: every frame drawn")
