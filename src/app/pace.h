@@ -33,11 +33,13 @@ typedef struct bp_pace {
 
 typedef struct bp_pace_in {
     int shared;       /* the drawing and the engine share the CPU's cores */
-    int stepping;     /* the engine steps every tick (not paused, not slow motion) */
+    int stepping;     /* the engine steps every tick (not paused, not in slow
+                       * motion, no OpenCL engine being made meanwhile) */
     double step_ms;   /* the engine's last step, wall ms */
     double period_ms; /* one tick */
     double input_age; /* seconds since the last input */
-    int must_draw;    /* a screenshot, the help, a message or a resize is due */
+    int must_draw;    /* a screenshot is due, or no frame is drawn yet (help,
+                       * resizes and the rest arrive as input: input_age) */
 } bp_pace_in;
 
 void bp_pace_init(bp_pace *p);

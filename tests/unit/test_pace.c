@@ -72,7 +72,8 @@ static int input_and_due_frames_are_drawn(void)
     ENSURE(p.every == 2);
     int drawn = 0;
     for (int i = 0; i < 10; i++) {
-        bp_pace_in in = { 1, 1, 2.0 * PERIOD_MS, PERIOD_MS, 10.0, 1 };
+        bp_pace_in in = { .shared = 1, .stepping = 1, .step_ms = 2.0 * PERIOD_MS,
+                          .period_ms = PERIOD_MS, .input_age = 10.0, .must_draw = 1 };
         drawn += bp_pace_tick(&p, t, &in);
         t += PERIOD_MS / 1000.0;
     }
