@@ -472,11 +472,10 @@ static void write_state(app *a, const bp_snap *s)
     a->state_last = strdup(buf);
 }
 
-/* One rendered frame. */
-static void frame(app *a, double now)
+/* One rendered frame of snapshot s (NULL: none published yet). */
+static void frame(app *a, double now, const bp_snap *s)
 {
     double t0 = now_s();
-    const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, NULL);
     int ow = 0, oh = 0;
     if (SDL_GetRendererOutputSize(a->ren, &ow, &oh) != 0) {
         ow = a->view.win_w;
@@ -557,9 +556,8 @@ static void frame(app *a, double now)
 /* Whether this tick is drawn (pace.h): every tick, or every second one
  * while the engine's step takes longer than a frame and the drawing
  * rasterises on the cores it steps on. */
-static int draw_this_tick(app *a, double now)
+static int draw_this_tick(app *a, double now, const bp_snap *s)
 {
-    const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, NULL);
     bp_pace_in in = {
         .shared = s && a->R.raster[0] && s->engine_cores > 0,
         .stepping = s && !s->paused && !s->slowmo && !s->starting,
@@ -750,8 +748,9 @@ int bp_app_run(const bp_cli *cli)
             a->status = 1;
             break;
         }
-        if (lockstep || draw_this_tick(a, now))
-            frame(a, now);
+        const bp_snap *s = bp_snapbuf_acquire(&a->L.snaps, NULL);
+        if (lockstep || draw_this_tick(a, now, s))
+            frame(a, now, s);
         /* The next step starts once this frame is drawn and presented, so
          * that a step shorter than the rest of the period runs while the
          * renderer sleeps. Ticked before the drawing, the step had shared

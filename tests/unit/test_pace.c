@@ -5,19 +5,25 @@
 
 #define PERIOD_MS (1000.0 / 33.0)
 
-/* Runs `ticks` ticks from *t with the given step time; returns how many
- * were drawn. */
-static int run(bp_pace *p, double *t, int ticks, double step_ms, int shared, int stepping,
-               double input_age)
+/* Runs `ticks` ticks from *t with input *in; returns how many were
+ * drawn. */
+static int run_in(bp_pace *p, double *t, int ticks, const bp_pace_in *in)
 {
     int drawn = 0;
     for (int i = 0; i < ticks; i++) {
-        bp_pace_in in = { .shared = shared, .stepping = stepping, .step_ms = step_ms,
-                          .period_ms = PERIOD_MS, .input_age = input_age, .must_draw = 0 };
-        drawn += bp_pace_tick(p, *t, &in);
+        drawn += bp_pace_tick(p, *t, in);
         *t += PERIOD_MS / 1000.0;
     }
     return drawn;
+}
+
+/* run_in with the given step time and no frame that must be drawn. */
+static int run(bp_pace *p, double *t, int ticks, double step_ms, int shared, int stepping,
+               double input_age)
+{
+    bp_pace_in in = { .shared = shared, .stepping = stepping, .step_ms = step_ms,
+                      .period_ms = PERIOD_MS, .input_age = input_age, .must_draw = 0 };
+    return run_in(p, t, ticks, &in);
 }
 
 /* A step longer than a frame for a second halves the frames drawn; a step
@@ -70,14 +76,9 @@ static int input_and_due_frames_are_drawn(void)
     ENSURE(run(&p, &t, 20, 2.0 * PERIOD_MS, 1, 1, 0.1) == 20);
     ENSURE(run(&p, &t, 20, 2.0 * PERIOD_MS, 1, 1, BP_PACE_INPUT_S) == 10);
     ENSURE(p.every == 2);
-    int drawn = 0;
-    for (int i = 0; i < 10; i++) {
-        bp_pace_in in = { .shared = 1, .stepping = 1, .step_ms = 2.0 * PERIOD_MS,
-                          .period_ms = PERIOD_MS, .input_age = 10.0, .must_draw = 1 };
-        drawn += bp_pace_tick(&p, t, &in);
-        t += PERIOD_MS / 1000.0;
-    }
-    ENSURE(drawn == 10);
+    bp_pace_in due = { .shared = 1, .stepping = 1, .step_ms = 2.0 * PERIOD_MS,
+                       .period_ms = PERIOD_MS, .input_age = 10.0, .must_draw = 1 };
+    ENSURE(run_in(&p, &t, 10, &due) == 10);
     return 0;
 }
 
