@@ -58,7 +58,7 @@ typedef ulong bp_u64;
 #include <stdint.h>
 #define BP_GLOBAL
 #define BP_FN static inline
-#define BP_FN_CALLED static inline __attribute__((noclone)) /* gcc keeps bp_once_work_off a call */
+#define BP_FN_CALLED static inline /* gcc keeps bp_once_work_off a call */
 /* inlined even where the compiler would not: bp_vpair_soft, which the
  * CPU engine's pass 3 calls with and without a second ball's terms (as a
  * call, 0.93-0.97 of the frame time on the pile 50k, 0.96-1.0 on the rain) */
@@ -2782,7 +2782,7 @@ typedef struct bp_slot_block {
 /* The time of impact and ball q's term of its pair with ball b, as the
  * lanes gave them when b became q's best candidate (bp_resolve's scalar
  * functions). */
-BP_FN_INLINE float bp_once_held(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 b,
+BP_FN float bp_once_held(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 b,
                          bp_push *c)
 {
     float xi = A->x[q], yi = A->y[q], ri = A->r[q], mi = A->m[q];
@@ -2799,7 +2799,7 @@ BP_FN_INLINE float bp_once_held(const bp_step_params *P, const bp_block_arrays *
 
 /* bp_fold_pair into ball q's sums in the output arrays: pair (q, j) that
  * adds something (soft or cand). */
-BP_FN_INLINE void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 j,
+BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u32 q, bp_u32 j,
                         float t, int cand, int soft, bp_f4 c)
 {
     if (soft && A->ncontact[q] < 255u)
@@ -2943,14 +2943,20 @@ BP_FN void bp_once_keep_words(const bp_once_list *L, bp_u32 n, const bp_slot_blo
 #endif
 
 /* Evaluates the list's n pairs (balls i of block S) and folds each into
- * its ball i (if fold_i) and its ball j (unless flagged). */
+ * its ball i (if fold_i) and its ball j (unless flagged); or, fold_i
+ * BP_ONCE_KEEP (C only), keeps them for later. */
 BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
                                    const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
 {
     bp_u32 nlive = 0u;
     if (n == 0u)
         return;
-
+#ifndef __OPENCL_VERSION__
+    if (fold_i == BP_ONCE_KEEP) {
+        bp_once_keep_words(L, n, S);
+        return;
+    }
+#endif
     for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
         L->j[k] = L->j[n - n % BP_LANES];
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
@@ -2982,21 +2988,6 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
                      (word & BP_VUSPLAT(BP_ONCE_JBITS)) | (rec << BP_ONCE_ISHIFT));
     }
     bp_once_fold_list(L, nlive, P, A, fold_i);
-}
-
-/* The list's n pairs worked off (bp_once_work_off), or where fold_i is
- * BP_ONCE_KEEP (C only), kept (bp_once_keep_words): a branch that folds
- * away where fold_i is a constant, outside bp_once_work_off, a call. */
-BP_FN_INLINE void bp_once_flush(bp_once_list *L, bp_u32 n, const bp_step_params *P,
-                                const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
-{
-#ifndef __OPENCL_VERSION__
-    if (fold_i == BP_ONCE_KEEP) {
-        bp_once_keep_words(L, n, S);
-        return;
-    }
-#endif
-    bp_once_work_off(L, n, P, A, S, fold_i);
 }
 
 /* Clears the sums of the balls in slots *z .. to-1; *z = to. */
@@ -3066,7 +3057,7 @@ BP_FN void bp_slot_block_one(const bp_step_params *P, const bp_block_arrays *A, 
 #endif
 
 /* Fills S with the balls in slots k0..k1-1 (at most BP_BLOCK). */
-BP_FN_INLINE void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+BP_FN void bp_slot_block_fill(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                               bp_u32 k0, bp_u32 k1, bp_slot_block *S)
 {
     BP_GLOBAL const float *spos = A->spos;
@@ -3083,7 +3074,7 @@ BP_FN_INLINE void bp_slot_block_fill(const bp_step_params *P, const bp_block_arr
 
 /* Fills S with the balls in the slots K[0..nb-1] (at most BP_BLOCK), entry
  * w the ball in slot K[w]; S->k0 0. */
-BP_FN_INLINE void bp_slot_block_fill_at(const bp_step_params *P, const bp_block_arrays *A,
+BP_FN void bp_slot_block_fill_at(const bp_step_params *P, const bp_block_arrays *A,
                                  float vmax, const bp_u32 *K, bp_u32 nb, bp_slot_block *S)
 {
     bp_u32 w = 0u;
@@ -3120,7 +3111,7 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
                          bp_u32 noj)
 {
     if (*ln > BP_PAIRS_CAP - BP_LANES) {
-        bp_once_flush(L, *ln, P, A, S, fold_i);
+        bp_once_work_off(L, *ln, P, A, S, fold_i);
         *ln = 0u;
     }
     __m512 dx = _mm512_sub_ps(bx, I->x), dy = _mm512_sub_ps(by, I->y);
@@ -3148,7 +3139,7 @@ BP_FN void bp_once_batch(bp_once_list *L, bp_u32 *ln, const bp_step_params *P,
  * saved (the rain 0.95-0.97 of the frame time without it, PoCL's
  * 0.91-0.98, the piles level to 0.985; docs/benchmarks.md). The same
  * candidates in the same order either way. (lo > k, so j is never i.) */
-BP_FN_INLINE void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
+BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
                           bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
                           bp_u32 b, int fold_i)
 {
@@ -3200,7 +3191,7 @@ BP_FN_INLINE void bp_once_screen(const bp_step_params *P, const bp_block_arrays 
             continue;
         for (bp_u32 s = k0; s < k1; s += BP_LANES) {
             if (*ln > BP_PAIRS_CAP - BP_LANES) {
-                bp_once_flush(L, *ln, P, A, S, fold_i);
+                bp_once_work_off(L, *ln, P, A, S, fold_i);
                 *ln = 0u;
             }
             bp_vu jv;
@@ -3288,7 +3279,7 @@ BP_FN bp_u32 bp_ghost_pick(const bp_step_params *P, BP_GLOBAL const float *spos,
  * before was filled in, four in five of them for nothing: the rain 10k
  * 0.986-0.990 of the frame time, the larger worlds level;
  * docs/benchmarks.md.) */
-BP_FN_INLINE void bp_once_ghosts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+BP_FN void bp_once_ghosts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                           bp_u32 a, bp_u32 b, bp_u32 *z, bp_once_list *L, bp_slot_block *S)
 {
     bp_i32 ca;
@@ -3316,6 +3307,24 @@ BP_FN_INLINE void bp_once_ghosts(const bp_step_params *P, const bp_block_arrays 
     }
 }
 
+/* The balls in slots g0..g1-1 of the range of slots ..b-1, block by
+ * block, with all their pairs after them: each folded into both its
+ * balls (ball j's side only below b), the sums cleared ahead (*z on). */
+BP_FN void bp_once_blocks(const bp_step_params *P, const bp_block_arrays *A, float vmax,
+                          bp_u32 g0, bp_u32 g1, bp_u32 b, bp_u32 *z, bp_once_list *L,
+                          bp_slot_block *S)
+{
+    for (bp_u32 g = g0; g < g1; g += BP_BLOCK) {
+        bp_u32 ge = g1 - g > BP_BLOCK ? g + BP_BLOCK : g1, ln = 0u;
+        bp_slot_block_fill(P, A, vmax, g, ge, S);
+        bp_u32 e = bp_slot_block_reach(P, A, S, ge - g, b);
+        bp_once_zero(A, z, e > ge ? e : ge);
+        for (bp_u32 k = g; k < ge; k++)
+            bp_once_screen(P, A, L, &ln, S, k, k + 1u, P->n, b, 1);
+        bp_once_work_off(L, ln, P, A, S, 1);
+    }
+}
+
 /* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
  * evaluated once. */
 BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
@@ -3323,22 +3332,10 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
 {
     bp_once_list L;
     bp_slot_block S;
-    bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
+    bp_u32 z = a; /* the sums cleared up to slot z */
     if (a > 0u && a < b)
         bp_once_ghosts(P, A, vmax, a, b, &z, &L, &S);
-    /* (This loop as a function of its own, inlined here, made the rain
-     * 10k's frame 1.08-1.12x as long with GCC 12: its registers spilled;
-     * src/sim/once_team.h's copy is written out in its caller likewise.) */
-    for (bp_u32 g = a; g < b; g += BP_BLOCK) {
-        bp_u32 g1 = b - g > BP_BLOCK ? g + BP_BLOCK : b;
-        bp_slot_block_fill(P, A, vmax, g, g1, &S);
-        bp_u32 e = bp_slot_block_reach(P, A, &S, g1 - g, b);
-        bp_once_zero(A, &z, e > g1 ? e : g1);
-        for (bp_u32 k = g; k < g1; k++)
-            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1);
-        bp_once_work_off(&L, ln, P, A, &S, 1);
-        ln = 0u;
-    }
+    bp_once_blocks(P, A, vmax, a, b, b, &z, &L, &S);
 }
 
 /* ---- Segment-grid cells in lanes ------------------------------------------ */

@@ -137,27 +137,15 @@ static inline int bp_once_handed(const bp_step_params *P, const bp_block_arrays 
     return *g >= T->cut[v - 1] && *e <= T->cut[v + 1] && a - *g <= BP_ONCE_KEEP_WORDS / 4u;
 }
 
-/* The hand-over's helpers are calls, each with its list and block on its
- * own stack: inlined into bp_once_contacts_team, they would crowd its
- * block loop's registers (kernels/bp_physics.h, bp_once_contacts); and
- * with the list and block passed in by pointers, which could alias the
- * world's arrays for all the compiler knew, it loaded ball i's side and
- * the loops' constants again after each store into the list (the hand-over
- * made the rain 10k's frame 1.03-1.05x as long as the ghosts did, where
- * with its own list and block it makes it 0.9x as long). */
-#define BP_ONCE_APART static __attribute__((noinline))
-
 /* Screens the balls in slots g0..g1-1 of the range of slots ..b-1, block
  * by block, with all their pairs after them, into K (each block's first
  * slot, end and count of words, then its words): nothing evaluated,
  * nothing folded (BP_ONCE_KEEP). */
-BP_ONCE_APART void bp_once_keep_blocks(const bp_step_params *P, const bp_block_arrays *A,
+static inline void bp_once_keep_blocks(const bp_step_params *P, const bp_block_arrays *A,
                                        float vmax, bp_u32 g0, bp_u32 g1, bp_u32 b,
-                                       bp_once_keep *K)
+                                       bp_once_list *L, bp_slot_block *S, bp_once_keep *K)
 {
-    bp_once_list L;
-    bp_slot_block S;
-    L.keep = K;
+    L->keep = K;
     for (bp_u32 g = g0; g < g1 && !K->full; g += BP_BLOCK) {
         bp_u32 ge = g1 - g > BP_BLOCK ? g + BP_BLOCK : g1, ln = 0u, h = K->n;
         if (K->cap - K->n < 3u) {
@@ -165,10 +153,10 @@ BP_ONCE_APART void bp_once_keep_blocks(const bp_step_params *P, const bp_block_a
             return;
         }
         K->n += 3u;
-        bp_slot_block_fill(P, A, vmax, g, ge, &S);
+        bp_slot_block_fill(P, A, vmax, g, ge, S);
         for (bp_u32 k = g; k < ge; k++)
-            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, BP_ONCE_KEEP);
-        bp_once_flush(&L, ln, P, A, &S, BP_ONCE_KEEP);
+            bp_once_screen(P, A, L, &ln, S, k, k + 1u, P->n, b, BP_ONCE_KEEP);
+        bp_once_work_off(L, ln, P, A, S, BP_ONCE_KEEP);
         K->w[h] = g;
         K->w[h + 1u] = ge;
         K->w[h + 2u] = K->n - h - 3u;
@@ -176,21 +164,19 @@ BP_ONCE_APART void bp_once_keep_blocks(const bp_step_params *P, const bp_block_a
 }
 
 /* Evaluates and folds the kept words w[0..n-1] (bp_once_keep_blocks), block
- * by block, as bp_once_contacts' loop would have (the sums cleared
- * before). */
-BP_ONCE_APART void bp_once_kept_blocks(const bp_step_params *P, const bp_block_arrays *A,
-                                       float vmax, const bp_u32 *w, bp_u32 n)
+ * by block, as bp_once_blocks would have (the sums cleared before). */
+static inline void bp_once_kept_blocks(const bp_step_params *P, const bp_block_arrays *A,
+                                       float vmax, const bp_u32 *w, bp_u32 n, bp_once_list *L,
+                                       bp_slot_block *S)
 {
-    bp_once_list L;
-    bp_slot_block S;
     for (bp_u32 q = 0u; q < n;) {
         bp_u32 g = w[q], ge = w[q + 1u], cnt = w[q + 2u];
         q += 3u;
-        bp_slot_block_fill(P, A, vmax, g, ge, &S);
+        bp_slot_block_fill(P, A, vmax, g, ge, S);
         for (bp_u32 p = 0u; p < cnt; p += BP_PAIRS_CAP) {
             bp_u32 m = cnt - p < BP_PAIRS_CAP ? cnt - p : BP_PAIRS_CAP;
-            memcpy(L.j, w + q + p, m * sizeof *w);
-            bp_once_work_off(&L, m, P, A, &S, 1);
+            memcpy(L->j, w + q + p, m * sizeof *w);
+            bp_once_work_off(L, m, P, A, S, 1);
         }
         q += cnt;
     }
@@ -199,93 +185,23 @@ BP_ONCE_APART void bp_once_kept_blocks(const bp_step_params *P, const bp_block_a
 /* Evaluates the ghosts' pairs listed in K (bp_once_keep_words) and folds
  * their j sides, as bp_once_ghosts would have: the ghosts filled in
  * BP_BLOCK at a time by their slots. */
-BP_ONCE_APART void bp_once_kept_ghosts(const bp_step_params *P, const bp_block_arrays *A,
-                                       float vmax, const bp_once_keep *K)
+static inline void bp_once_kept_ghosts(const bp_step_params *P, const bp_block_arrays *A,
+                                       float vmax, const bp_once_keep *K, bp_once_list *L,
+                                       bp_slot_block *S)
 {
-    bp_once_list L;
-    bp_slot_block S;
     bp_u32 q = 0u;
     for (bp_u32 c0 = 0u; c0 < K->ns; c0 += BP_BLOCK) {
         bp_u32 c1 = K->ns - c0 > BP_BLOCK ? c0 + BP_BLOCK : K->ns, m = 0u;
-        bp_slot_block_fill_at(P, A, vmax, K->gslot + c0, c1 - c0, &S);
+        bp_slot_block_fill_at(P, A, vmax, K->gslot + c0, c1 - c0, S);
         for (; q < K->ng && K->gi[q] < c1; q++) {
-            L.j[m++] = K->gj[q] | ((K->gi[q] - c0) << BP_ONCE_ISHIFT);
+            L->j[m++] = K->gj[q] | ((K->gi[q] - c0) << BP_ONCE_ISHIFT);
             if (m == BP_PAIRS_CAP) {
-                bp_once_work_off(&L, m, P, A, &S, 0);
+                bp_once_work_off(L, m, P, A, S, 0);
                 m = 0u;
             }
         }
-        bp_once_work_off(&L, m, P, A, &S, 0);
+        bp_once_work_off(L, m, P, A, S, 0);
     }
-}
-
-/* The ghosts of the range a..b-1 screened (bp_once_ghosts), their pairs
- * folded (the sums cleared ahead, *z on). */
-BP_ONCE_APART void bp_once_team_ghosts(const bp_step_params *P, const bp_block_arrays *A,
-                                       float vmax, bp_u32 a, bp_u32 b, bp_u32 *z)
-{
-    bp_once_list L;
-    bp_slot_block S;
-    bp_once_ghosts(P, A, vmax, a, b, z, &L, &S);
-}
-
-/* Steps 1 and 2 of thread u's pass 3 (the head of this file): the tail
- * screened and kept, the region handed over, the ghosts' pairs folded (or
- * the ghosts screened); the kept runs' starts in seg[0..*nseg] (the
- * last, the end of the words). Returns where the tail begins. */
-BP_ONCE_APART bp_u32 bp_once_team_head(const bp_step_params *P, const bp_block_arrays *A,
-                                       float vmax, const bp_once_team *T, int u, bp_u32 *z,
-                                       bp_u32 *seg, bp_u32 *nseg)
-{
-    bp_u32 a = T->cut[u], b = T->cut[u + 1];
-    bp_once_hand *me = &T->hand[u];
-    bp_once_keep *K = &me->keep;
-    bp_u32 ga, ea, gb, eb;
-    int mine = bp_once_handed(P, A, vmax, T, u, &ga, &ea);
-    int next = bp_once_handed(P, A, vmax, T, u + 1, &gb, &eb);
-    /* 1. the tail: the next range's region */
-    bp_u32 ts = b;
-    *nseg = 0u;
-    K->n = K->ns = K->ng = 0u;
-    K->full = 0;
-    if (next) {
-        bp_once_keep_blocks(P, A, vmax, gb, b, b, K);
-        me->ok = !K->full;
-        atomic_store_explicit(&me->ready, T->gen, memory_order_release);
-        if (K->full) { /* of no use: step 3 walks it */
-            K->n = 0u;
-            K->full = 0;
-        } else {
-            ts = gb;
-            seg[(*nseg)++] = 0u;
-        }
-    }
-    /* then runs before it, from the last back, while the region before is
-     * not there yet (a run that does not fit is walked in step 3) */
-    const bp_once_hand *h = mine ? &T->hand[u - 1] : NULL;
-    while (h && ts > a && *nseg < BP_ONCE_SEGS &&
-           atomic_load_explicit(&h->ready, memory_order_acquire) != T->gen) {
-        bp_u32 t0 = ts - a > BP_ONCE_RUN ? ts - BP_ONCE_RUN : a, n0 = K->n;
-        bp_once_keep_blocks(P, A, vmax, t0, ts, b, K);
-        if (K->full) {
-            K->n = n0;
-            K->full = 0;
-            break;
-        }
-        seg[(*nseg)++] = n0;
-        ts = t0;
-    }
-    seg[*nseg] = K->n;
-    /* 2. the ghosts' pairs, from the region before */
-    if (h)
-        bp_once_wait(&h->ready, T->gen);
-    if (h && h->ok) {
-        bp_once_zero(A, z, ea);
-        bp_once_kept_ghosts(P, A, vmax, &h->keep);
-    } else if (a > 0u && a < b) {
-        bp_once_team_ghosts(P, A, vmax, a, b, z);
-    }
-    return ts;
 }
 
 /* Pass 3 for thread u's range of slots, as the head of this file says:
@@ -293,27 +209,62 @@ BP_ONCE_APART bp_u32 bp_once_team_head(const bp_step_params *P, const bp_block_a
 static inline void bp_once_contacts_team(const bp_step_params *P, const bp_block_arrays *A,
                                          float vmax, const bp_once_team *T, int u)
 {
+    bp_u32 a = T->cut[u], b = T->cut[u + 1], z = a; /* the sums cleared up to slot z */
     bp_once_list L;
     bp_slot_block S;
-    bp_u32 a = T->cut[u], b = T->cut[u + 1];
-    bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
-    bp_u32 seg[BP_ONCE_SEGS + 1u], nseg;
-    bp_u32 ts = bp_once_team_head(P, A, vmax, T, u, &z, seg, &nseg);
-    /* 3. the range up to the tail, as bp_once_contacts' loop */
-    for (bp_u32 g = a; g < ts; g += BP_BLOCK) {
-        bp_u32 g1 = ts - g > BP_BLOCK ? g + BP_BLOCK : ts;
-        bp_slot_block_fill(P, A, vmax, g, g1, &S);
-        bp_u32 e = bp_slot_block_reach(P, A, &S, g1 - g, b);
-        bp_once_zero(A, &z, e > g1 ? e : g1);
-        for (bp_u32 k = g; k < g1; k++)
-            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1);
-        bp_once_work_off(&L, ln, P, A, &S, 1);
-        ln = 0u;
+    bp_once_hand *me = &T->hand[u];
+    bp_once_keep *K = &me->keep;
+    bp_u32 ga, ea, gb, eb;
+    int mine = bp_once_handed(P, A, vmax, T, u, &ga, &ea);
+    int next = bp_once_handed(P, A, vmax, T, u + 1, &gb, &eb);
+    /* 1. the tail: the next range's region */
+    bp_u32 ts = b;
+    bp_u32 seg[BP_ONCE_SEGS + 1u], nseg = 0u; /* where each run of kept words begins */
+    K->n = K->ns = K->ng = 0u;
+    K->full = 0;
+    if (next) {
+        bp_once_keep_blocks(P, A, vmax, gb, b, b, &L, &S, K);
+        me->ok = !K->full;
+        atomic_store_explicit(&me->ready, T->gen, memory_order_release);
+        if (K->full) { /* of no use: step 3 walks it */
+            K->n = 0u;
+            K->full = 0;
+        } else {
+            ts = gb;
+            seg[nseg++] = 0u;
+        }
     }
-    /* 4. the tail's runs in slot order (the last kept first) */
+    /* then runs before it, from the last back, while the region before is
+     * not there yet (a run that does not fit is walked in step 3) */
+    const bp_once_hand *h = mine ? &T->hand[u - 1] : NULL;
+    while (h && ts > a && nseg < BP_ONCE_SEGS &&
+           atomic_load_explicit(&h->ready, memory_order_acquire) != T->gen) {
+        bp_u32 t0 = ts - a > BP_ONCE_RUN ? ts - BP_ONCE_RUN : a, n0 = K->n;
+        bp_once_keep_blocks(P, A, vmax, t0, ts, b, &L, &S, K);
+        if (K->full) {
+            K->n = n0;
+            K->full = 0;
+            break;
+        }
+        seg[nseg++] = n0;
+        ts = t0;
+    }
+    seg[nseg] = K->n;
+    /* 2. the ghosts' pairs, from the region before */
+    if (h)
+        bp_once_wait(&h->ready, T->gen);
+    if (h && h->ok) {
+        bp_once_zero(A, &z, ea);
+        bp_once_kept_ghosts(P, A, vmax, &h->keep, &L, &S);
+    } else if (a > 0u && a < b) {
+        bp_once_ghosts(P, A, vmax, a, b, &z, &L, &S);
+    }
+    /* 3. the range up to the tail; 4. the tail's runs in slot order (the
+     * last kept first) */
+    bp_once_blocks(P, A, vmax, a, ts, b, &z, &L, &S);
     bp_once_zero(A, &z, b);
     for (bp_u32 q = nseg; q-- > 0u;)
-        bp_once_kept_blocks(P, A, vmax, T->hand[u].keep.w + seg[q], seg[q + 1u] - seg[q]);
+        bp_once_kept_blocks(P, A, vmax, K->w + seg[q], seg[q + 1u] - seg[q], &L, &S);
 }
 
 #endif
