@@ -2723,30 +2723,7 @@ typedef struct bp_once_list {
      * record up through p (the pile 0.97 of the frame time,
      * docs/benchmarks.md). */
     bp_u32 live[BP_PAIRS_CAP + BP_LANES], livej[BP_PAIRS_CAP + BP_LANES];
-#ifndef __OPENCL_VERSION__
-    struct bp_once_keep *keep; /* where BP_ONCE_KEEP puts the live pairs */
-#endif
 } bp_once_list;
-
-#ifndef __OPENCL_VERSION__
-/* Pairs screened but not yet evaluated (src/sim/once_team.h): the list's
- * words, block by block (each block's first slot, its end and its count
- * of words, then its words), n of room cap at w; full once some did not
- * fit (the ones kept are then of no use). Those flagged BP_ONCE_NOJ are
- * kept again for the range after, which folds their j sides: the ghosts'
- * slots in order (ns of room scap at gslot), and each pair's ghost (its
- * index in gslot) and ball j (ng of room gcap at gi, gj). */
-typedef struct bp_once_keep {
-    bp_u32 *w;
-    bp_u32 n, cap;
-    int full;
-    bp_u32 *gslot, ns, scap;
-    bp_u32 *gi, *gj, ng, gcap;
-} bp_once_keep;
-/* bp_once_work_off's fold_i for a list whose pairs are kept
- * (bp_once_keep_words), not evaluated. */
-#define BP_ONCE_KEEP 2
-#endif
 #define BP_ONCE_CAND 0x80000000u
 #define BP_ONCE_SOFT 0x40000000u
 
@@ -2909,54 +2886,14 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
     }
 }
 
-#ifndef __OPENCL_VERSION__
-/* The list's n pairs (balls i of block S) appended to L->keep, in list
- * order, and those flagged BP_ONCE_NOJ to its ghosts' lists. */
-BP_FN void bp_once_keep_words(const bp_once_list *L, bp_u32 n, const bp_slot_block *S)
-{
-    bp_once_keep *K = L->keep;
-    if (K->full || n > K->cap - K->n) {
-        K->full = 1;
-        return;
-    }
-    for (bp_u32 q = 0u; q < n; q++) {
-        bp_u32 word = L->j[q];
-        K->w[K->n++] = word;
-        if (!(word & BP_ONCE_NOJ))
-            continue;
-        bp_u32 slot = S->k0 + BP_ONCE_I(word);
-        if (K->ns == 0u || K->gslot[K->ns - 1u] != slot) {
-            if (K->ns == K->scap) {
-                K->full = 1;
-                return;
-            }
-            K->gslot[K->ns++] = slot;
-        }
-        if (K->ng == K->gcap) {
-            K->full = 1;
-            return;
-        }
-        K->gi[K->ng] = K->ns - 1u;
-        K->gj[K->ng++] = word & BP_ONCE_JBITS & ~BP_ONCE_NOJ;
-    }
-}
-#endif
-
 /* Evaluates the list's n pairs (balls i of block S) and folds each into
- * its ball i (if fold_i) and its ball j (unless flagged); or, fold_i
- * BP_ONCE_KEEP (C only), keeps them for later. */
+ * its ball i (if fold_i) and its ball j (unless flagged). */
 BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
                                    const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
 {
     bp_u32 nlive = 0u;
     if (n == 0u)
         return;
-#ifndef __OPENCL_VERSION__
-    if (fold_i == BP_ONCE_KEEP) {
-        bp_once_keep_words(L, n, S);
-        return;
-    }
-#endif
     for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
         L->j[k] = L->j[n - n % BP_LANES];
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
@@ -3221,13 +3158,6 @@ BP_FN bp_u32 bp_slot_block_reach(const bp_step_params *P, const bp_block_arrays 
     return k < b ? k : b;
 }
 
-/* How many rows and columns a window of a ball of the given reach spans
- * on either side of its own cell, at most (bp_ghost_first). */
-BP_FN bp_i32 bp_ghost_rows(const bp_step_params *P, float reach)
-{
-    return (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
-}
-
 /* The ghosts of a range of slots that begins at a (0 < a < n): every ball
  * whose window can reach slot a's cell (*ca), in the cells before it up to
  * wr rows and columns back (a window reaches floor(x' / cell) for x' = x -
@@ -3240,7 +3170,7 @@ BP_FN bp_u32 bp_ghost_first(const bp_step_params *P, BP_GLOBAL const bp_u32 *cel
                             float *rm)
 {
     float reach = bp_reach(P, P->rmax, vmax, vmax);
-    bp_i32 wr = bp_ghost_rows(P, reach);
+    bp_i32 wr = (bp_i32)BP_FMIN(reach * P->inv_cell + 0.05f, (float)BP_MAX_REACH) + 1;
     *ca = (bp_i32)bp_cell_of(P, spos[a], spos[P->ystride + a]);
     *rm = reach * 1.001f + 0.01f;
     bp_i32 c0 = *ca - wr * P->gw - wr;
@@ -3269,62 +3199,6 @@ BP_FN bp_u32 bp_ghost_pick(const bp_step_params *P, BP_GLOBAL const float *spos,
     return ng;
 }
 
-/* The ghosts of the range of slots a..b-1 (0 < a < b), their pairs with
- * the range's balls folded into those balls (the sums cleared before, *z
- * on): the ghosts (bp_ghost_first), picked by position (bp_ghost_pick),
- * only those filled into a block, by their slots, then picked by their
- * windows and only those screened: the same pairs. (Screening only the
- * picked: the rain 10k 0.99 of the frame time, PoCL's 0.97-0.99,
- * forty-third session. Until the forty-ninth every ball of the rows
- * before was filled in, four in five of them for nothing: the rain 10k
- * 0.986-0.990 of the frame time, the larger worlds level;
- * docs/benchmarks.md.) */
-BP_FN void bp_once_ghosts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
-                          bp_u32 a, bp_u32 b, bp_u32 *z, bp_once_list *L, bp_slot_block *S)
-{
-    bp_i32 ca;
-    float rm;
-    bp_u32 gk[BP_BLOCK + BP_LANES];
-    for (bp_u32 g = bp_ghost_first(P, A->cell_start, A->spos, vmax, a, &ca, &rm); g < a;) {
-        bp_u32 ng = bp_ghost_pick(P, A->spos, &g, a, ca, rm, gk);
-        if (ng == 0u)
-            continue;
-        bp_slot_block_fill_at(P, A, vmax, gk, ng, S);
-        bp_once_zero(A, z, bp_slot_block_reach(P, A, S, ng, b));
-        bp_u32 hk[BP_BLOCK + BP_LANES], nh = 0u, ln = 0u;
-        bp_u32 w = 0u;
-        for (; w + BP_LANES <= ng; w += BP_LANES) {
-            bp_vi e = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.y1 + w))) * P->gw +
-                      BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.x1 + w)));
-            BP_VCOMPRESS(hk, nh, e >= ca, BP_VUSPLAT(w) + BP_LANE_IDS);
-        }
-        for (; w < ng; w++)
-            if (S->W.y1[w] * P->gw + S->W.x1[w] >= ca)
-                hk[nh++] = w;
-        for (bp_u32 q = 0u; q < nh; q++)
-            bp_once_screen(P, A, L, &ln, S, hk[q], a, b, b, 0);
-        bp_once_work_off(L, ln, P, A, S, 0);
-    }
-}
-
-/* The balls in slots g0..g1-1 of the range of slots ..b-1, block by
- * block, with all their pairs after them: each folded into both its
- * balls (ball j's side only below b), the sums cleared ahead (*z on). */
-BP_FN void bp_once_blocks(const bp_step_params *P, const bp_block_arrays *A, float vmax,
-                          bp_u32 g0, bp_u32 g1, bp_u32 b, bp_u32 *z, bp_once_list *L,
-                          bp_slot_block *S)
-{
-    for (bp_u32 g = g0; g < g1; g += BP_BLOCK) {
-        bp_u32 ge = g1 - g > BP_BLOCK ? g + BP_BLOCK : g1, ln = 0u;
-        bp_slot_block_fill(P, A, vmax, g, ge, S);
-        bp_u32 e = bp_slot_block_reach(P, A, S, ge - g, b);
-        bp_once_zero(A, z, e > ge ? e : ge);
-        for (bp_u32 k = g; k < ge; k++)
-            bp_once_screen(P, A, L, &ln, S, k, k + 1u, P->n, b, 1);
-        bp_once_work_off(L, ln, P, A, S, 1);
-    }
-}
-
 /* Pass 3 for the balls in slots a..b-1 of the grid's order, each pair
  * evaluated once. */
 BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, float vmax,
@@ -3332,10 +3206,51 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
 {
     bp_once_list L;
     bp_slot_block S;
-    bp_u32 z = a; /* the sums cleared up to slot z */
-    if (a > 0u && a < b)
-        bp_once_ghosts(P, A, vmax, a, b, &z, &L, &S);
-    bp_once_blocks(P, A, vmax, a, b, b, &z, &L, &S);
+    bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
+    if (a > 0u && a < b) {
+        /* The ghosts (bp_ghost_first), picked by position (bp_ghost_pick),
+         * only those filled into a block, by their slots, then picked by
+         * their windows and only those screened: the same pairs.
+         * (Screening only the picked: the rain 10k 0.99 of the frame time,
+         * PoCL's 0.97-0.99, forty-third session. Until the forty-ninth
+         * every ball of the rows before was filled in, four in five of
+         * them for nothing: the rain 10k 0.986-0.990 of the frame time,
+         * the larger worlds level; docs/benchmarks.md.) */
+        bp_i32 ca;
+        float rm;
+        bp_u32 gk[BP_BLOCK + BP_LANES];
+        for (bp_u32 g = bp_ghost_first(P, A->cell_start, A->spos, vmax, a, &ca, &rm); g < a;) {
+            bp_u32 ng = bp_ghost_pick(P, A->spos, &g, a, ca, rm, gk);
+            if (ng == 0u)
+                continue;
+            bp_slot_block_fill_at(P, A, vmax, gk, ng, &S);
+            bp_once_zero(A, &z, bp_slot_block_reach(P, A, &S, ng, b));
+            bp_u32 hk[BP_BLOCK + BP_LANES], nh = 0u;
+            bp_u32 w = 0u;
+            for (; w + BP_LANES <= ng; w += BP_LANES) {
+                bp_vi e = BP_VASI(BP_VLOADU((const bp_u32 *)(S.W.y1 + w))) * P->gw +
+                          BP_VASI(BP_VLOADU((const bp_u32 *)(S.W.x1 + w)));
+                BP_VCOMPRESS(hk, nh, e >= ca, BP_VUSPLAT(w) + BP_LANE_IDS);
+            }
+            for (; w < ng; w++)
+                if (S.W.y1[w] * P->gw + S.W.x1[w] >= ca)
+                    hk[nh++] = w;
+            for (bp_u32 q = 0u; q < nh; q++)
+                bp_once_screen(P, A, &L, &ln, &S, hk[q], a, b, b, 0);
+            bp_once_work_off(&L, ln, P, A, &S, 0);
+            ln = 0u;
+        }
+    }
+    for (bp_u32 g = a; g < b; g += BP_BLOCK) {
+        bp_u32 g1 = b - g > BP_BLOCK ? g + BP_BLOCK : b;
+        bp_slot_block_fill(P, A, vmax, g, g1, &S);
+        bp_u32 e = bp_slot_block_reach(P, A, &S, g1 - g, b);
+        bp_once_zero(A, &z, e > g1 ? e : g1);
+        for (bp_u32 k = g; k < g1; k++)
+            bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1);
+        bp_once_work_off(&L, ln, P, A, &S, 1);
+        ln = 0u;
+    }
 }
 
 /* ---- Segment-grid cells in lanes ------------------------------------------ */

@@ -9,19 +9,16 @@
 
 #if BP_LANES == 16
 const bp_block_passes bp_blocks16 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
-                                     bp_once_contacts_team, bp_block_resolve, bp_block_move,
-                                     bp_grid_offsets_span_lanes, bp_merge_scan_lanes,
-                                     bp_merge_place_lanes, 16};
+                                     bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
+                                     bp_merge_scan_lanes, bp_merge_place_lanes, 16};
 #elif BP_LANES == 8
 const bp_block_passes bp_blocks8 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
-                                    bp_once_contacts_team, bp_block_resolve, bp_block_move,
-                                    bp_grid_offsets_span_lanes, bp_merge_scan_lanes,
-                                    bp_merge_place_lanes, 8};
+                                    bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
+                                    bp_merge_scan_lanes, bp_merge_place_lanes, 8};
 #else
 const bp_block_passes bp_blocks4 = {bp_block_integrate, bp_block_contacts, bp_once_contacts,
-                                    bp_once_contacts_team, bp_block_resolve, bp_block_move,
-                                    bp_grid_offsets_span_lanes, bp_merge_scan_lanes,
-                                    bp_merge_place_lanes, 4};
+                                    bp_block_resolve, bp_block_move, bp_grid_offsets_span_lanes,
+                                    bp_merge_scan_lanes, bp_merge_place_lanes, 4};
 
 /* Whether the processor runs code built for x86-64-v3 and -v4: the levels
  * by name, or where the compiler knows only the features' names

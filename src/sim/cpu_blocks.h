@@ -12,7 +12,6 @@
 #define BP_CPU_BLOCKS_H
 
 #include "bp_physics.h"
-#include "once_team.h"
 
 typedef struct bp_block_passes {
     /* pass 1 (bp_integrate, bp_cell_of) for balls i0..i1-1: the largest of
@@ -26,10 +25,6 @@ typedef struct bp_block_passes {
      * evaluated once (bp_once_contacts): the same bits */
     void (*contacts_once)(const bp_step_params *P, const bp_block_arrays *A, float vmax,
                           bp_u32 a, bp_u32 b);
-    /* the same for thread u of a team, its ghosts' pairs handed over by
-     * the thread before (bp_once_contacts_team): the same bits */
-    void (*contacts_team)(const bp_step_params *P, const bp_block_arrays *A, float vmax,
-                          const bp_once_team *T, int u);
     /* pass 4 (bp_resolve) for balls i0..i1-1 */
     void (*resolve)(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1);
     /* pass 5 (bp_move_static), and split[i] = ncontact[i], for balls i0..i1-1 */

@@ -49,11 +49,6 @@ typedef struct cpu_engine {
     double share[ONCE_TEAM + 1]; /* where each thread's range of slots begins, 0..1 */
     double mshare[ONCE_TEAM + 1]; /* where each thread's range of balls begins in pass 5 */
     double gshare[ONCE_TEAM + 1]; /* where each thread's balls begin in the grid build */
-    /* pass 3's hand-over of the ghosts' pairs (once_team.h), a side per
-     * thread of a team of up to ONCE_TEAM, or NULL
-     * (BALLPIT_CPU_GHOSTS=screen); gen numbers the sub-steps across calls */
-    bp_once_hand *hand;
-    unsigned gen;
     float *v2t;             /* thread u's largest speed squared at v2t[V2T_STRIDE * u] */
     uint32_t merge_max;     /* the most balls whose grid is merged (grid_merge.h) */
     /* how many threads a call of the block passes runs on
@@ -108,13 +103,6 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
     return 0;
 }
 
-/* The hand-over's sides (once_team.h) of an engine of t threads: one a
- * thread of a team that balances pass 3's ranges. */
-static int once_hands(int t)
-{
-    return t < ONCE_TEAM ? t : ONCE_TEAM;
-}
-
 static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
 {
     cpu_engine *c = (cpu_engine *)e;
@@ -141,8 +129,7 @@ static int cpu_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     c->base.bytes = (size_t)c->cap * (4 * sizeof(float) + 4 + 1) +
                     ((size_t)c->cap + BP_SCREEN_PAD) * (4 + 2 * sizeof(float)) +
                     (size_t)c->cell_cap * 4 + ((size_t)c->sg.cap_cells + c->sg.cap_list) * 4 +
-                    (size_t)c->base.threads * V2T_STRIDE * sizeof(float) +
-                    (c->hand ? (size_t)once_hands(c->base.threads) * sizeof *c->hand : 0);
+                    (size_t)c->base.threads * V2T_STRIDE * sizeof(float);
     return 0;
 }
 
@@ -269,6 +256,23 @@ typedef struct spin_barrier {
     _Alignas(64) atomic_uint gen;
 } spin_barrier;
 
+/* Spins before a waiting thread yields its core: about 40 us on the
+ * 2-core hosts (a pause there is 20 ns), several times a usual wait. Two
+ * processes of two threads on two cores (a parallel test run) took 3.1-3.4
+ * s for what one took 1.4-1.7 s alone; 3.7-3.9 s after 16,384 spins, 20 s
+ * after 65,536, and 12 s with OpenMP's barrier, which spins longer
+ * still before it sleeps. */
+#define SPIN_YIELD_AFTER 2048u
+
+static void spin_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 static void spin_wait(spin_barrier *b, int team)
 {
     unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
@@ -278,8 +282,8 @@ static void spin_wait(spin_barrier *b, int team)
         return;
     }
     for (unsigned k = 0; atomic_load_explicit(&b->gen, memory_order_acquire) == g; k++) {
-        if (k < BP_SPIN_YIELD_AFTER)
-            bp_spin_relax();
+        if (k < SPIN_YIELD_AFTER)
+            spin_relax();
         else
             sched_yield();
     }
@@ -385,9 +389,6 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         const int spin = 1;
 #endif
         double t0 = 0.0, t1 = 0.0, t2 = 0.0, t3 = 0.0;
-        /* the hand-over's sub-steps (gen) never 0, nor one of the last call */
-        const unsigned gen0 = c->gen == 0u || c->gen > UINT32_MAX - nsub - 1u ? 1u : c->gen;
-        c->gen = gen0 + nsub;
         double took[ONCE_TEAM], mtook[ONCE_TEAM], gtook[ONCE_TEAM]; /* pass 3, 5, the grid */
         uint32_t span_tot[GRID_PARTS][GRID_SPANS]; /* each partition's counts by span */
         uint32_t moved[BP_MERGE_MAX_PARTS];        /* each merge part's movers */
@@ -399,19 +400,6 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
          * read after such a barrier (the loops' max reductions until the
          * forty-eighth session) */
         const int me = team_thread();
-        /* this thread's room for pass 3's kept words (once_team.h) */
-        bp_u32 keep_w[BP_ONCE_KEEP_WORDS], keep_s[BP_ONCE_GHOSTS];
-        bp_u32 keep_gi[BP_ONCE_GHOST_PAIRS], keep_gj[BP_ONCE_GHOST_PAIRS];
-        if (c->hand && me < ONCE_TEAM) {
-            bp_once_keep *K = &c->hand[me].keep;
-            K->w = keep_w;
-            K->cap = BP_ONCE_KEEP_WORDS;
-            K->gslot = keep_s;
-            K->scap = BP_ONCE_GHOSTS;
-            K->gi = keep_gi;
-            K->gj = keep_gj;
-            K->gcap = BP_ONCE_GHOST_PAIRS;
-        }
         /* the grid built in gp partitions: one a thread where each has
          * a count array, else as many as there are arrays (a team of more
          * than the 4-16 the scratch holds: the serial build had made the
@@ -533,18 +521,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp for schedule(static) nowait
                 for (int u = 0; u < team; u++) {
                     double ts = bp_now();
-                    if (c->hand) {
-                        /* the ghosts' pairs handed over (once_team.h) */
-                        uint32_t cuts[ONCE_TEAM + 1];
-                        for (int v = 0; v <= team; v++)
-                            cuts[v] = v == team ? (uint32_t)n : once_cut(c->share, v, n);
-                        bp_once_team ot = {team, cuts, c->hand, gen0 + s + 1u};
-                        B->contacts_team(&P, &A, vmax, &ot, u);
-                    } else {
-                        uint32_t end =
-                            u + 1 == team ? (uint32_t)n : once_cut(c->share, u + 1, n);
-                        B->contacts_once(&P, &A, vmax, once_cut(c->share, u, n), end);
-                    }
+                    uint32_t end = u + 1 == team ? (uint32_t)n : once_cut(c->share, u + 1, n);
+                    B->contacts_once(&P, &A, vmax, once_cut(c->share, u, n), end);
                     took[u] = bp_now() - ts;
                 }
             }
@@ -708,7 +686,7 @@ static void cpu_destroy(bp_engine *e)
     cpu_engine *c = (cpu_engine *)e;
     free(c->scratch);
     free(c->cell); free(c->sorted); free(c->spos); free(c->cell_start);
-    free(c->ncontact); free(c->v2t); free(c->hand);
+    free(c->ncontact); free(c->v2t);
     bp_seggrid_free(&c->sg);
     free(c);
 }
@@ -786,29 +764,8 @@ bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t er
         free(c);
         return NULL;
     }
-    /* BALLPIT_CPU_GHOSTS=screen: each range of pass 3 screens its ghosts
-     * again, hand (the default): the thread before hands their pairs
-     * over (once_team.h; the same bits either way, for A/B runs) */
-    int hand = 1;
-    if (bp_env_choice("", "BALLPIT_CPU_GHOSTS", "hand", "screen", &hand, err, errlen)) {
-        free(c);
-        return NULL;
-    }
-    int th = once_hands(t);
-    if (hand && th > 1) {
-        c->hand = bp_grow_aligned(NULL, 0, (size_t)th * sizeof *c->hand);
-        if (!c->hand) {
-            bp_fail(err, errlen, "cpu engine: out of memory");
-            free(c);
-            return NULL;
-        }
-        memset(c->hand, 0, (size_t)th * sizeof *c->hand);
-        for (int u = 0; u < th; u++)
-            atomic_init(&c->hand[u].ready, 0u);
-    }
     c->v2t = bp_grow_aligned(NULL, 0, (size_t)t * V2T_STRIDE * sizeof(float));
     if (!c->v2t) {
-        free(c->hand);
         bp_fail(err, errlen, "cpu engine: out of memory");
         free(c);
         return NULL;

@@ -255,7 +255,6 @@ def test_bad_engine_settings():
                            ("BALLPIT_CPU_SEGGAP", "2", "0"),
                            ("BALLPIT_CPU_GRID", "sort", "count"),
                            ("BALLPIT_CPU_TEAM", "many", "alternate"),
-                           ("BALLPIT_CPU_GHOSTS", "both", "screen"),
                            ("BALLPIT_SORT_EVERY", "0", "1024")]:
         env = dict(os.environ, **{var: bad})
         rc, out, err = run(["--headless", "rain", "--frames", "1", "--stats"], env=env)

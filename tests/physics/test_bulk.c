@@ -258,33 +258,23 @@ static bp_world *busy_world(void)
  * and three (BALLPIT_CPU_GRID; both worlds are small enough that the
  * others merge it after a call's first sub-step, grid_merge.h), and
  * with the calls run in turn on all the threads and on one
- * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may), and with
- * each range of pass 3 screening its ghosts again on two and three threads
- * instead of the thread before handing their pairs over
- * (BALLPIT_CPU_GHOSTS=screen; src/sim/once_team.h), and on five, whose
- * ranges of the mixed world are too short for some cuts to be handed over
- * (those screen their ghosts: both ways in one step). Two worlds:
- * obstacles and swarms, and mixed sizes whose grid rows hold every lane of
- * the widest screening. */
+ * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Two
+ * worlds: obstacles and swarms, and mixed sizes whose grid rows hold every
+ * lane of the widest screening. */
 static int deterministic_across_runs_and_threads(void)
 {
     bp_world *(*const make[2])(void) = {busy_world, mixed_world};
     const uint32_t frames[2] = {60, 20};
-    enum { RUNS = 18 };
-    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3, 2, 3, 5};
+    enum { RUNS = 15 };
+    const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL,
-                                     NULL, NULL, "4", NULL, NULL, NULL, NULL, NULL};
+                                     NULL, NULL, "4", NULL, NULL};
     const char *const pairs[RUNS] = {NULL, NULL, NULL, NULL, "twice", NULL, NULL, NULL, NULL,
-                                     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                                     NULL, NULL, NULL, NULL, NULL, NULL};
     const char *const grid[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                    NULL, "count", "merge", "merge", NULL, NULL, NULL, NULL,
-                                    NULL};
+                                    NULL, "count", "merge", "merge", NULL, NULL};
     const char *const team[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                    NULL, NULL, NULL, NULL, "alternate", "alternate", NULL,
-                                    NULL, NULL};
-    const char *const ghosts[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, "screen", "screen",
-                                      NULL};
+                                    NULL, NULL, NULL, NULL, "alternate", "alternate"};
     int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
     for (int world = 0; world < 2; world++) {
         uint64_t h[RUNS];
@@ -298,14 +288,11 @@ static int deterministic_across_runs_and_threads(void)
                 setenv("BALLPIT_CPU_GRID", grid[k], 1);
             if (team[k])
                 setenv("BALLPIT_CPU_TEAM", team[k], 1);
-            if (ghosts[k])
-                setenv("BALLPIT_CPU_GHOSTS", ghosts[k], 1);
             bp_engine *e = test_engine(w, threads[k]);
             unsetenv("BALLPIT_CPU_LANES");
             unsetenv("BALLPIT_CPU_PAIRS");
             unsetenv("BALLPIT_CPU_GRID");
             unsetenv("BALLPIT_CPU_TEAM");
-            unsetenv("BALLPIT_CPU_GHOSTS");
             if (!e && (k == 7 || k == 8)) { /* no AVX2 or AVX-512 here */
                 h[k] = h[0];
                 bp_world_destroy(w);
@@ -320,10 +307,9 @@ static int deterministic_across_runs_and_threads(void)
         for (int k = 1; k < runs; k++)
             if (h[k] != h[0])
                 fprintf(stderr, "world %d: run %d (%d threads, lanes %s, pairs %s, grid %s, "
-                        "team %s, ghosts %s) differs\n", world, k, threads[k],
+                        "team %s) differs\n", world, k, threads[k],
                         lanes[k] ? lanes[k] : "widest", pairs[k] ? pairs[k] : "once",
-                        grid[k] ? grid[k] : "auto", team[k] ? team[k] : "fixed",
-                        ghosts[k] ? ghosts[k] : "hand");
+                        grid[k] ? grid[k] : "auto", team[k] ? team[k] : "fixed");
         for (int k = 1; k < runs; k++)
             ENSURE(h[k] == h[0]);
     }
