@@ -24,16 +24,15 @@ static int held(bp_pace *p, double now, int cond)
 int bp_pace_tick(bp_pace *p, double now, const bp_pace_in *in)
 {
     p->tick++;
+    /* the other pace's condition: halve while the step overruns a
+     * period, back to every tick once it has room to spare */
+    int other = p->every == 1 ? in->step_ms > in->period_ms
+                              : in->step_ms < BP_PACE_FULL_SHARE * in->period_ms;
     if (!in->shared || !in->stepping) {
         p->every = 1;
         p->since = -1.0;
-    } else if (p->every == 1) {
-        if (held(p, now, in->step_ms > in->period_ms)) {
-            p->every = 2;
-            p->since = -1.0;
-        }
-    } else if (held(p, now, in->step_ms < BP_PACE_FULL_SHARE * in->period_ms)) {
-        p->every = 1;
+    } else if (held(p, now, other)) {
+        p->every = p->every == 1 ? 2 : 1;
         p->since = -1.0;
     }
     if (p->every == 1 || in->must_draw || in->input_age < BP_PACE_INPUT_S)
