@@ -79,6 +79,20 @@ static inline float bp_fminf(float a, float b) { return a < b ? a : b; }
 static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 
+/* A hint that this thread will soon write the cache line at p: the line is
+ * fetched for writing (PREFETCHW, a no-op on x86 processors without it),
+ * so that a line another core has read (shared) is taken over while the
+ * thread does other work, not when its stores reach it. On x86 in C and
+ * on an x86 OpenCL CPU device (PoCL compiles the inline assembly) unless
+ * BALLPIT_OCL_PORTABLE=1 asked for the portable forms; a no-op elsewhere. */
+#if (defined(__x86_64__) || defined(__i386__)) &&                                      \
+    (!defined(__OPENCL_VERSION__) || (defined(BP_OCL_CPU) && !defined(BP_OCL_PORTABLE)))
+#define BP_PREFETCHW(p)                                                                  \
+    __asm__ __volatile__("prefetchw %0" : : "m"(*(BP_GLOBAL const char *)(p)))
+#else
+#define BP_PREFETCHW(p) ((void)0)
+#endif
+
 /* Several pairs at a time: bp_contacts works out the pairs of a ball
  * BP_LANES neighbours at once in SIMD lanes (float4 in OpenCL C, float8 or
  * float16 when the engine is asked; a GCC/clang vector of 4 floats in C,
@@ -4021,6 +4035,18 @@ BP_FN bp_u32 bp_merge_scan_lanes(const bp_merge_part *p, float inv_cell, bp_i32 
     BP_GLOBAL bp_u32 *stay = bp_merge_stayers(p, scratch), *oldc = bp_merge_old_cells(p, scratch);
     bp_u32 ns = 0u, m = 0u, k = p->ob;
     for (; k + BP_LANES <= p->oe; k += BP_LANES) {
+        /* the slots' lines, which the part's place (after the barrier)
+         * rewrites: the first grid row of every part but the first is
+         * read by the thread before it in pass 3 (its balls' windows),
+         * the last row of every part but the last by the thread after it
+         * (its ghosts), so those lines are shared, and the place's stores
+         * had waited for them one by one (thread 1's place of the landed
+         * rain 10k 1.8x thread 0's, its first ~1,500 slots 2.2-3.6 ns a
+         * ball against 0.8 elsewhere; docs/benchmarks.md, sixty-third
+         * session) */
+        BP_PREFETCHW(sorted + k);
+        BP_PREFETCHW(spos + k);
+        BP_PREFETCHW(spos + ystride + k);
         BP_GATHER_INDICES(J, sorted + k);
         bp_vu q = BP_VLOADU(J), nc = BP_VGATHERU(cell, J);
         bp_vf sx = BP_VLOAD(spos + k), sy = BP_VLOAD(spos + ystride + k);
