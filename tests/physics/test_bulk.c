@@ -219,18 +219,36 @@ static uint64_t world_hash(const bp_world *w)
     return h;
 }
 
+/* A square box of side `side` with one ball of radius `big` at height by
+ * and a swarm of n balls of radius r (spread `spread`) at height sy, both
+ * on the box's middle line. */
+static bp_world *big_among_small(float side, float by, float big, float sy, uint32_t n, float r,
+                                 float spread, uint64_t seed)
+{
+    bp_params p = bp_params_default();
+    p.width = side;
+    p.height = side;
+    bp_world *w = bp_world_create(&p);
+    bp_world_add_ball(w, side / 2, by, 0, 0, big, 0, NULL, 0);
+    bp_world_add_swarm(w, side / 2, sy, n, r, spread, 0, 0, seed, NULL, 0);
+    return w;
+}
+
 /* One ball of radius 12 among 600 of radius 1.5: the big ball sizes the
  * grid's cells, so a grid row holds about 30 balls (every lane of the
  * widest screening, and runs of several steps). */
 static bp_world *mixed_world(void)
 {
-    bp_params p = bp_params_default();
-    p.width = 120;
-    p.height = 120;
-    bp_world *w = bp_world_create(&p);
-    bp_world_add_ball(w, 60, 20, 0, 0, 12, 0, NULL, 0);
-    bp_world_add_swarm(w, 60, 78, 600, 1.5f, 54, 0, 0, 11, NULL, 0);
-    return w;
+    return big_among_small(120, 20, 12, 78, 600, 1.5f, 54, 11);
+}
+
+/* One ball of radius 30 among 1,200 of radius 1.5 crowded round it: cells
+ * of over 60 px, so a grid row's run holds hundreds of balls, more than
+ * pass 3's pair list (BP_PAIRS_CAP), whose room bp_once_screen then makes
+ * step by step instead of once before the run. */
+static bp_world *crowded_world(void)
+{
+    return big_among_small(180, 40, 30, 120, 1200, 1.5f, 55, 13);
 }
 
 static bp_world *busy_world(void)
@@ -258,13 +276,14 @@ static bp_world *busy_world(void)
  * and three (BALLPIT_CPU_GRID; both worlds are small enough that the
  * others merge it after a call's first sub-step, grid_merge.h), and
  * with the calls run in turn on all the threads and on one
- * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Two
- * worlds: obstacles and swarms, and mixed sizes whose grid rows hold every
- * lane of the widest screening. */
+ * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Three
+ * worlds: obstacles and swarms, mixed sizes whose grid rows hold every
+ * lane of the widest screening, and a crowd whose rows' runs are longer
+ * than pass 3's pair list. */
 static int deterministic_across_runs_and_threads(void)
 {
-    bp_world *(*const make[2])(void) = {busy_world, mixed_world};
-    const uint32_t frames[2] = {60, 20};
+    bp_world *(*const make[3])(void) = {busy_world, mixed_world, crowded_world};
+    const uint32_t frames[3] = {60, 20, 6};
     enum { RUNS = 15 };
     const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL,
@@ -276,7 +295,7 @@ static int deterministic_across_runs_and_threads(void)
     const char *const team[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                     NULL, NULL, NULL, NULL, "alternate", "alternate"};
     int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
-    for (int world = 0; world < 2; world++) {
+    for (int world = 0; world < 3; world++) {
         uint64_t h[RUNS];
         for (int k = 0; k < runs; k++) {
             bp_world *w = make[world]();
