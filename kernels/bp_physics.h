@@ -2941,16 +2941,24 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
     bp_once_fold_list(L, nlive, P, A, fold_i);
 }
 
-/* Clears the sums of the balls in slots *z .. to-1; *z = to. */
+/* Clears the sums of the balls in slots *z .. to-1; *z = to (if more).
+ * The arrays' addresses are taken from A once: the contact count's store,
+ * a byte, may alias anything, so the loop had loaded all four again after
+ * each (the rain 10k about 1% faster without, sixty-ninth session). */
 BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
 {
-    for (; *z < to; (*z)++) {
-        bp_u32 q = A->sorted[*z];
-        bp_f4 zero = BP_F4(0.0f, 0.0f, 0.0f, 0.0f);
-        A->best[q] = -1;
-        A->ncontact[q] = 0u;
-        BP_F4STORE(zero, A->sum + 4u * q);
+    BP_GLOBAL const bp_u32 *sorted = A->sorted;
+    BP_GLOBAL bp_i32 *best = A->best;
+    BP_GLOBAL bp_u8 *nc = A->ncontact;
+    BP_GLOBAL float *sum = A->sum;
+    bp_f4 zero = BP_F4(0.0f, 0.0f, 0.0f, 0.0f);
+    for (bp_u32 k = *z; k < to; k++) {
+        bp_u32 q = sorted[k];
+        best[q] = -1;
+        nc[q] = 0u;
+        BP_F4STORE(zero, sum + 4u * q);
     }
+    *z = *z > to ? *z : to;
 }
 
 /* Entries w .. w + BP_LANES - 1 of S: the balls J (indices) at x, y. */
