@@ -273,7 +273,7 @@ static bp_world *busy_world(void)
  * than the grid has count arrays for (engine_cpu.c, GRID_PARTS: all
  * integrate, at most sixteen count and place), and with the grid counted
  * anew every sub-step and merged from the last sub-step's on one thread
- * and three (BALLPIT_CPU_GRID; both worlds are small enough that the
+ * and three (BALLPIT_CPU_GRID; all three worlds are small enough that the
  * others merge it after a call's first sub-step, grid_merge.h), and
  * with the calls run in turn on all the threads and on one
  * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Three
