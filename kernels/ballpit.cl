@@ -38,9 +38,12 @@
  * The re-sort by place (every 128 or 1,024 sub-steps, src/sim/order.h):
  *   bp_k_order_cell   per ball, GPUs: its cell of the re-sort's grid and a
  *                     slot in it; the grid build's kernels above then sort
- *                     by it, so sorted[] is the order (CPU devices take the
- *                     host's)
- *   bp_k_gather       per ball: every array moved by that order
+ *                     by it, so sorted[] is the order
+ *   bp_k_order_serial one work-item, CPU devices: the same order by the
+ *                     serial counting sort
+ *   bp_k_gather       per ball: every array moved by that order into
+ *                     scratch arrays
+ *   bp_k_gather_back  per ball: the scratch arrays copied back
  *
  * All kernels take the global size rounded up to the local size and check
  * their index (an OpenCL 1.2 NDRange must be a multiple of the local size).
@@ -288,6 +291,46 @@ __kernel void bp_k_gather(const uint n, __global const uint *from, __global cons
     trm[k] = r[j];
     trm[n + k] = m[j];
     tsplit[k] = split[j];
+}
+
+/* The copy back of bp_k_gather's scratch arrays into the state, in one
+ * launch where clEnqueueCopyBuffer took seven commands (on PoCL each a
+ * wake of its threads: docs/benchmarks.md, seventieth session). */
+__kernel void bp_k_gather_back(const uint n, __global const float *tx, __global const float *ty,
+                               __global const float *tvx, __global const float *tvy,
+                               __global const float *trm, __global const uchar *tsplit,
+                               __global float *x, __global float *y, __global float *vx,
+                               __global float *vy, __global float *r, __global float *m,
+                               __global uchar *split)
+{
+    uint k = get_global_id(0);
+    if (k >= n)
+        return;
+    x[k] = tx[k];
+    y[k] = ty[k];
+    vx[k] = tvx[k];
+    vy[k] = tvy[k];
+    r[k] = trm[k];
+    m[k] = trm[n + k];
+    split[k] = tsplit[k];
+}
+
+/* The re-sort's order on a CPU device, in one work-item: each ball's cell
+ * of the re-sort's grid (bp_order_grid) into cell[], then the counting
+ * sort of bp_grid_build (cells ascending, ties by index: the host's
+ * bp_order_from) into from[], its counts in start[] (ncells + 1 words).
+ * The host had read the positions back, sorted and written the order
+ * over, each a wake of PoCL's threads, while the device waited. */
+__kernel void bp_k_order_serial(const uint n, __global const float *x, __global const float *y,
+                                const float inv_cell, const int gw, const int gh,
+                                const uint ncells, __global uint *cell, __global uint *start,
+                                __global uint *from)
+{
+    if (get_global_id(0) != 0)
+        return;
+    for (uint i = 0u; i < n; i++)
+        cell[i] = bp_grid_cell(x[i], y[i], inv_cell, gw, gh);
+    bp_grid_build(n, ncells, cell, start, from);
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's

@@ -74,7 +74,8 @@
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_RANK, K_CONTACTS, K_RESOLVE,
-    K_MOVE, K_GRID_SERIAL, K_GATHER, K_ORDER_CELL, K_STEPS, K_COUNT
+    K_MOVE, K_GRID_SERIAL, K_GATHER, K_GATHER_BACK, K_ORDER_CELL, K_ORDER_SERIAL, K_STEPS,
+    K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
@@ -83,7 +84,8 @@ static const char *const k_names[K_COUNT] = {
     [K_RANK] = "bp_k_rank",           [K_CONTACTS] = "bp_k_contacts",
     [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
     [K_GRID_SERIAL] = "bp_k_grid_serial", [K_GATHER] = "bp_k_gather",
-    [K_ORDER_CELL] = "bp_k_order_cell", [K_STEPS] = "bp_k_steps",
+    [K_GATHER_BACK] = "bp_k_gather_back", [K_ORDER_CELL] = "bp_k_order_cell",
+    [K_ORDER_SERIAL] = "bp_k_order_serial", [K_STEPS] = "bp_k_steps",
 };
 
 /* bp_k_move's argument integrate_next: after P and its 12 buffers. */
@@ -132,7 +134,8 @@ typedef struct ocl_engine {
     bp_step_params P;           /* from the attached world */
     uint32_t n, ncells, nblocks;
     /* the re-sort's grid (bp_order_grid), when the device orders it: the
-     * parallel grid build's kernels sort it (0 cells: the host orders) */
+     * parallel grid build's kernels sort it, or on CPU devices (grid_serial)
+     * bp_k_order_serial (0 cells: the host orders) */
     uint32_t ocells, oblocks;
     bp_seggrid sg;
     uint32_t balls_version, lines_version;
@@ -541,19 +544,24 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     bp_step_setup(w, &o->sg, &P);
     uint32_t ncells = (uint32_t)(P.gw * P.gh);
     uint32_t nblocks = (uint32_t)((ncells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
-    /* The re-sort's order comes from the parallel grid build's kernels
-     * too, where they build the grid (GPUs) and the world is one the
-     * engine re-sorts (engine.c): their per-cell buffers hold the larger
-     * of the two grids. */
+    /* The re-sort's order comes from the device where the world is one
+     * the engine re-sorts (engine.c): from the parallel grid build's
+     * kernels where they build the grid (GPUs), else from
+     * bp_k_order_serial. Their per-cell buffers hold the larger of the
+     * two grids; bp_k_order_serial counts in sum[] (four words a ball,
+     * dead between steps) where it has room, as it has but in worlds of
+     * a few balls, so start[] keeps the step grid's size. */
     float oinv = 0.0f;
     uint32_t ogw = 0, ogh = 0, ocells = 0, oblocks = 0;
-    if (o->reorder && o->order_here && !o->grid_serial && o->base.sort_by_place &&
-        n >= BP_ORDER_MIN) {
+    if (o->reorder && o->order_here && o->base.sort_by_place && n >= BP_ORDER_MIN) {
         bp_order_grid(w, &oinv, &ogw, &ogh);
         ocells = ogw * ogh;
-        oblocks = (uint32_t)((ocells + BP_OCL_SCAN_BLOCK - 1) / BP_OCL_SCAN_BLOCK);
+        oblocks = o->grid_serial ? 0u
+                                 : (uint32_t)((ocells + BP_OCL_SCAN_BLOCK - 1) /
+                                              BP_OCL_SCAN_BLOCK);
     }
-    uint32_t mcells = ncells > ocells ? ncells : ocells;
+    const int ostart = o->grid_serial && ocells < 4u * (size_t)n ? B_SUM : B_START;
+    uint32_t mcells = ncells > ocells || ostart == B_SUM ? ncells : ocells;
     uint32_t mblocks = nblocks > oblocks ? nblocks : oblocks;
 
     const size_t f = sizeof(float), u = sizeof(cl_uint);
@@ -724,15 +732,24 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 6, B_NCONTACT, err, errlen);
     a |= set_mem(o, K_MOVE, K_MOVE_NEXT + 7, B_SPLIT, err, errlen);
 
+    /* the re-sort's kernels: n, x, y and its grid first */
     const int gw_ = (int)ogw, gh_ = (int)ogh;
+    static const int order_kernels[] = {K_ORDER_CELL, K_ORDER_SERIAL};
+    for (size_t k = 0; k < sizeof order_kernels / sizeof *order_kernels; k++) {
+        int kk = order_kernels[k];
+        a |= set_arg(o, kk, 0, sizeof cu_n, &cu_n, err, errlen);
+        a |= set_mem(o, kk, 1, B_X, err, errlen);
+        a |= set_mem(o, kk, 2, B_Y, err, errlen);
+        a |= set_arg(o, kk, 3, sizeof oinv, &oinv, err, errlen);
+        a |= set_arg(o, kk, 4, sizeof gw_, &gw_, err, errlen);
+        a |= set_arg(o, kk, 5, sizeof gh_, &gh_, err, errlen);
+    }
     static const int order_bufs[] = {B_CELL, B_SLOT, B_COUNT};
-    a |= set_arg(o, K_ORDER_CELL, 0, sizeof cu_n, &cu_n, err, errlen);
-    a |= set_mem(o, K_ORDER_CELL, 1, B_X, err, errlen);
-    a |= set_mem(o, K_ORDER_CELL, 2, B_Y, err, errlen);
-    a |= set_arg(o, K_ORDER_CELL, 3, sizeof oinv, &oinv, err, errlen);
-    a |= set_arg(o, K_ORDER_CELL, 4, sizeof gw_, &gw_, err, errlen);
-    a |= set_arg(o, K_ORDER_CELL, 5, sizeof gh_, &gh_, err, errlen);
     a |= SET_MEMS(o, K_ORDER_CELL, 6, order_bufs, err, errlen);
+    const cl_uint cu_ocells = ocells;
+    const int order_serial_bufs[] = {B_CELL, ostart, B_SORTED};
+    a |= set_arg(o, K_ORDER_SERIAL, 6, sizeof cu_ocells, &cu_ocells, err, errlen);
+    a |= SET_MEMS(o, K_ORDER_SERIAL, 7, order_serial_bufs, err, errlen);
 
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
@@ -1192,14 +1209,19 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
 /* ---- Re-sort by place -------------------------------------------------------- */
 
 /* The re-sort by place (engine_impl.h, reorder) without a round trip of
- * the world. Its order, from[] (bp_order_from's), comes from the device
- * where the parallel grid build's kernels run (GPUs): bp_k_order_cell and
- * that build on the re-sort's grid, into sorted[]; elsewhere (CPU devices,
- * whose memory is the host's) from the host, which reads the positions
- * back for it. Then the host moves its own arrays and ids by it
- * (bp_world_apply_order, as bp_world_sort_by_place does) while the device
- * gathers its arrays (bp_k_gather). Read, sort and attach instead moved 17
+ * the world. Its order, from[] (bp_order_from's), comes from the device:
+ * where the parallel grid build's kernels run (GPUs) from bp_k_order_cell
+ * and that build on the re-sort's grid, on CPU devices from
+ * bp_k_order_serial, into sorted[] either way; with BALLPIT_OCL_SORT=host
+ * from the host, which reads the positions back for it. Then the host
+ * moves its own arrays and ids by it (bp_world_apply_order, as
+ * bp_world_sort_by_place does) while the device gathers its arrays
+ * (bp_k_gather, bp_k_gather_back). Read, sort and attach instead moved 17
  * bytes a ball each way and rebuilt the segment grid (docs/benchmarks.md).
+ * On PoCL the host's order, its read of the positions and its write of
+ * the order, and seven copies back, each a command that wakes its
+ * threads, took a re-sort of the rain 10k 0.53 ms, the 50k 2.35
+ * (seventieth session).
  * Every device buffer it writes before the gather is dead between steps,
  * so a failure before then leaves the device's world as it was. */
 static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
@@ -1227,11 +1249,16 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
     int bad = 0;
     double t1 = t0, t2 = t0;
     if (on_device) {
-        bad = grid_args(o, o->ocells, o->oblocks, 0u, err, errlen) ||
-              enqueue(o, K_ORDER_CELL, n, o->local, NULL, err, errlen) ||
-              enqueue_grid(o, o->ocells, o->oblocks, NULL, err, errlen);
-        /* the step's grid arguments back, whatever happened */
-        bad = grid_args(o, o->ncells, o->nblocks, cn, err, errlen) || bad;
+        if (o->grid_serial) {
+            size_t one = 1;
+            bad = enqueue(o, K_ORDER_SERIAL, one, one, NULL, err, errlen);
+        } else {
+            bad = grid_args(o, o->ocells, o->oblocks, 0u, err, errlen) ||
+                  enqueue(o, K_ORDER_CELL, n, o->local, NULL, err, errlen) ||
+                  enqueue_grid(o, o->ocells, o->oblocks, NULL, err, errlen);
+            /* the step's grid arguments back, whatever happened */
+            bad = grid_args(o, o->ncells, o->nblocks, cn, err, errlen) || bad;
+        }
         if (!bad) {
             rc = clEnqueueReadBuffer(o->q, o->b[B_SORTED], CL_FALSE, 0, n * sizeof(cl_uint),
                                      from, 0, NULL, &got);
@@ -1263,19 +1290,15 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * ncontact (rewritten in pass 3), also dead; then copied back. */
     static const int gather_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_R,   B_M,  B_SPLIT,
                                       B_BX,  B_BY,  B_BVX, B_BVY, B_SUM, B_NCONTACT};
-    static const int back_from[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_SUM, B_NCONTACT};
-    static const int back_to[] = {B_X, B_Y, B_VX, B_VY, B_R, B_M, B_SPLIT};
+    static const int back_bufs[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_NCONTACT, B_X,
+                                    B_Y,  B_VX, B_VY,  B_R,   B_M,   B_SPLIT};
     bad = bad || set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
           set_mem(o, K_GATHER, 1, on_device ? B_SORTED : B_BEST, err, errlen) ||
           SET_MEMS(o, K_GATHER, 2, gather_bufs, err, errlen) ||
-          enqueue(o, K_GATHER, n, o->local, NULL, err, errlen);
-    for (size_t i = 0; !bad && i < sizeof back_to / sizeof *back_to; i++) {
-        size_t size = back_to[i] == B_SPLIT ? 1 : f;
-        rc = clEnqueueCopyBuffer(o->q, o->b[back_from[i]], o->b[back_to[i]],
-                                 back_to[i] == B_M ? n * f : 0, 0, n * size, 0, NULL, NULL);
-        if (rc != CL_SUCCESS)
-            bad = bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(re-sort)", rc) != 0;
-    }
+          enqueue(o, K_GATHER, n, o->local, NULL, err, errlen) ||
+          set_arg(o, K_GATHER_BACK, 0, sizeof cn, &cn, err, errlen) ||
+          SET_MEMS(o, K_GATHER_BACK, 1, back_bufs, err, errlen) ||
+          enqueue(o, K_GATHER_BACK, n, o->local, NULL, err, errlen);
     if (on_device) {
         /* the host's moves while the device gathers */
         clFlush(o->q);
@@ -1386,9 +1409,10 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
     o->reorder = 1;
     if (env_choice("BALLPIT_OCL_REORDER", "device", "host", &o->reorder, err, errlen))
         goto fail;
-    /* Where ocl_reorder's order is worked out: on the device where the
-     * grid is built in parallel (GPUs), or always on the host:
-     * BALLPIT_OCL_SORT=device|host (A/B runs; the same bits). */
+    /* Where ocl_reorder's order is worked out: on the device (by the
+     * parallel grid build's kernels on GPUs, in one work-item on CPU
+     * devices), or on the host: BALLPIT_OCL_SORT=device|host (A/B runs;
+     * the same bits). */
     o->order_here = 1;
     if (env_choice("BALLPIT_OCL_SORT", "device", "host", &o->order_here, err, errlen))
         goto fail;
