@@ -279,22 +279,23 @@ static int large_sort_moves_every_array(void)
 }
 
 /* The re-sort done by the engine under test (the OpenCL engine moves its
- * own copy of the balls by the order the host works out: engine_ocl.c,
- * ocl_reorder) against the CPU engine on one thread, which reads, sorts
- * and attaches: after 1,100 sub-steps, across the re-sorts before 0, 128,
- * ..., 1,024, the same slots, ids and bits. A ball gathered to the wrong slot,
- * or a radius or mass left behind, changes them. */
-static int resort_against_cpu(const char *grid)
+ * own copy of the balls by an order it works out on the device:
+ * engine_ocl.c, ocl_reorder) against the CPU engine on one thread, which
+ * reads, sorts and attaches: after 1,100 sub-steps, across the re-sorts
+ * before 0, 128, ..., 1,024, the same slots, ids and bits. A ball gathered
+ * to the wrong slot, or a radius or mass left behind, changes them. var
+ * (NULL: none) is set to val while the engine is made. */
+static int resort_against_cpu(const char *var, const char *val)
 {
     bp_world *a = two_swarms();
     ENSURE(a != NULL);
     bp_world *c = bp_world_clone(a);
     ENSURE(c != NULL);
-    if (grid)
-        ENSURE(setenv("BALLPIT_OCL_GRID", grid, 1) == 0);
+    if (var)
+        ENSURE(setenv(var, val, 1) == 0);
     bp_engine *ea = sorting_engine(a, 1);
-    if (grid)
-        unsetenv("BALLPIT_OCL_GRID");
+    if (var)
+        unsetenv(var);
     if (!ea) {
         bp_world_destroy(a);
         bp_world_destroy(c);
@@ -462,22 +463,35 @@ static int cpu_pass1_phase_every_substep(void)
     return 0;
 }
 
+/* On a CPU device (PoCL) the OpenCL engine's order comes from one
+ * work-item's counting sort (bp_k_order_serial); a cell or a tie between
+ * two balls of a cell taken otherwise than bp_order_from takes it changes
+ * the slots (checked: the kernel's cell from a grid 1% finer fails). */
 static int resort_same_bits_as_cpu(void)
 {
-    return resort_against_cpu(NULL);
+    return resort_against_cpu(NULL, NULL);
 }
 
 /* The same with the OpenCL engine's parallel grid build, as on GPUs: the
- * re-sort's order then comes from the device (bp_k_order_cell and that
- * build on the order's grid), not from the host; a cell or a tie between
- * two balls of a cell taken otherwise than bp_order_from takes it changes
- * the slots. (The CPU backend's run has no such path: skipped.) */
+ * re-sort's order then comes from bp_k_order_cell and that build on the
+ * order's grid. (The CPU backend's run has no such path: skipped.) */
 static int device_order_same_bits_as_cpu(void)
 {
     const char *b = getenv("BALLPIT_BACKEND");
     if (!b || strcmp(b, "opencl") != 0)
         return BP_TEST_SKIP;
-    return resort_against_cpu("parallel");
+    return resort_against_cpu("BALLPIT_OCL_GRID", "parallel");
+}
+
+/* The same with the order worked out by the host from the positions read
+ * back (BALLPIT_OCL_SORT=host, bp_order_from), the device gathering by the
+ * order written over. (Skipped on the CPU backend, as above.) */
+static int host_order_same_bits_as_cpu(void)
+{
+    const char *b = getenv("BALLPIT_BACKEND");
+    if (!b || strcmp(b, "opencl") != 0)
+        return BP_TEST_SKIP;
+    return resort_against_cpu("BALLPIT_OCL_SORT", "host");
 }
 
 int main(int argc, char **argv)
@@ -488,6 +502,7 @@ int main(int argc, char **argv)
         BP_TEST(settle_after_sort_keeps_ids),
         BP_TEST(resort_same_bits_as_cpu),
         BP_TEST(device_order_same_bits_as_cpu),
+        BP_TEST(host_order_same_bits_as_cpu),
         BP_TEST(large_sort_moves_every_array),
         BP_TEST(resort_schedule_by_size),
         BP_TEST(phase_times_whole_call),
