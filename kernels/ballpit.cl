@@ -4,7 +4,9 @@
  * the very functions of bp_physics.h the CPU engine calls (one source of
  * truth). What is here is the part that differs between a loop on a CPU
  * and work-items on a device: the deterministic grid build and the max
- * speed reduction. One sub-step is, in order (src/sim/engine_ocl.c):
+ * speed reduction. Before a step's sub-steps bp_k_copy_state copies x, y,
+ * vx and vy to the backup (the last good state, should a kernel fail).
+ * One sub-step is, in order (src/sim/engine_ocl.c):
  *
  *   bp_k_integrate    per ball: gravity, speed cap, cell index, speed^2;
  *                     on GPUs also counts the balls per cell (atomic_inc
@@ -43,7 +45,7 @@
  *                     serial counting sort
  *   bp_k_gather       per ball: every array moved by that order into
  *                     scratch arrays
- *   bp_k_gather_back  per ball: the scratch arrays copied back
+ *   bp_k_copy_state   per ball: the scratch arrays copied back
  *
  * All kernels take the global size rounded up to the local size and check
  * their index (an OpenCL 1.2 NDRange must be a multiple of the local size).
@@ -293,15 +295,20 @@ __kernel void bp_k_gather(const uint n, __global const uint *from, __global cons
     tsplit[k] = split[j];
 }
 
-/* The copy back of bp_k_gather's scratch arrays into the state, in one
- * launch where clEnqueueCopyBuffer took seven commands (on PoCL each a
- * wake of its threads: docs/benchmarks.md, seventieth session). */
-__kernel void bp_k_gather_back(const uint n, __global const float *tx, __global const float *ty,
-                               __global const float *tvx, __global const float *tvy,
-                               __global const float *trm, __global const uchar *tsplit,
-                               __global float *x, __global float *y, __global float *vx,
-                               __global float *vy, __global float *r, __global float *m,
-                               __global uchar *split)
+/* Ball k's state copied from the t* arrays to the others: x, y, vx and
+ * vy, and where `all` is set r, m (from trm, m after the n of r) and the
+ * contact counts as well. Two kernel objects take it (engine_ocl.c): the
+ * backup of x, y, vx, vy before a step's sub-steps (the last good state,
+ * should a kernel fail), and the copy back of bp_k_gather's scratch
+ * arrays at a re-sort; one launch each where clEnqueueCopyBuffer took
+ * four and seven commands (on PoCL each a wake of its threads:
+ * docs/benchmarks.md, seventieth session). */
+__kernel void bp_k_copy_state(const uint n, const uint all, __global const float *tx,
+                              __global const float *ty, __global const float *tvx,
+                              __global const float *tvy, __global const float *trm,
+                              __global const uchar *tsplit, __global float *x,
+                              __global float *y, __global float *vx, __global float *vy,
+                              __global float *r, __global float *m, __global uchar *split)
 {
     uint k = get_global_id(0);
     if (k >= n)
@@ -310,9 +317,11 @@ __kernel void bp_k_gather_back(const uint n, __global const float *tx, __global 
     y[k] = ty[k];
     vx[k] = tvx[k];
     vy[k] = tvy[k];
-    r[k] = trm[k];
-    m[k] = trm[n + k];
-    split[k] = tsplit[k];
+    if (all) {
+        r[k] = trm[k];
+        m[k] = trm[n + k];
+        split[k] = tsplit[k];
+    }
 }
 
 /* The re-sort's order on a CPU device, in one work-item: each ball's cell

@@ -74,8 +74,8 @@
 
 enum {
     K_INTEGRATE, K_SCAN_BLOCKS, K_SCAN_TOP, K_SCATTER, K_RANK, K_CONTACTS, K_RESOLVE,
-    K_MOVE, K_GRID_SERIAL, K_GATHER, K_GATHER_BACK, K_ORDER_CELL, K_ORDER_SERIAL, K_STEPS,
-    K_COUNT
+    K_MOVE, K_GRID_SERIAL, K_GATHER, K_GATHER_BACK, K_ORDER_CELL, K_ORDER_SERIAL, K_BACKUP,
+    K_STEPS, K_COUNT
 };
 /* Kernel names in enum order. */
 static const char *const k_names[K_COUNT] = {
@@ -84,8 +84,9 @@ static const char *const k_names[K_COUNT] = {
     [K_RANK] = "bp_k_rank",           [K_CONTACTS] = "bp_k_contacts",
     [K_RESOLVE] = "bp_k_resolve",     [K_MOVE] = "bp_k_move",
     [K_GRID_SERIAL] = "bp_k_grid_serial", [K_GATHER] = "bp_k_gather",
-    [K_GATHER_BACK] = "bp_k_gather_back", [K_ORDER_CELL] = "bp_k_order_cell",
-    [K_ORDER_SERIAL] = "bp_k_order_serial", [K_STEPS] = "bp_k_steps",
+    [K_GATHER_BACK] = "bp_k_copy_state", [K_ORDER_CELL] = "bp_k_order_cell",
+    [K_ORDER_SERIAL] = "bp_k_order_serial", [K_BACKUP] = "bp_k_copy_state",
+    [K_STEPS] = "bp_k_steps",
 };
 
 /* bp_k_move's argument integrate_next: after P and its 12 buffers. */
@@ -751,6 +752,20 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_ORDER_SERIAL, 6, sizeof cu_ocells, &cu_ocells, err, errlen);
     a |= SET_MEMS(o, K_ORDER_SERIAL, 7, order_serial_bufs, err, errlen);
 
+    /* the backup (bp_k_copy_state: x, y, vx, vy only; its other arrays
+     * named but not touched) and the re-sort's copy back (all of them) */
+    static const int backup_bufs[] = {B_X,  B_Y,  B_VX,  B_VY,  B_R, B_SPLIT, B_BX,
+                                      B_BY, B_BVX, B_BVY, B_R,  B_M, B_SPLIT};
+    static const int back_bufs[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_NCONTACT, B_X,
+                                    B_Y,  B_VX, B_VY,  B_R,   B_M,   B_SPLIT};
+    const cl_uint only4 = 0u, all = 1u;
+    a |= set_arg(o, K_BACKUP, 0, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_arg(o, K_BACKUP, 1, sizeof only4, &only4, err, errlen);
+    a |= SET_MEMS(o, K_BACKUP, 2, backup_bufs, err, errlen);
+    a |= set_arg(o, K_GATHER_BACK, 0, sizeof cu_n, &cu_n, err, errlen);
+    a |= set_arg(o, K_GATHER_BACK, 1, sizeof all, &all, err, errlen);
+    a |= SET_MEMS(o, K_GATHER_BACK, 2, back_bufs, err, errlen);
+
     a |= set_arg(o, K_GRID_SERIAL, 0, sizeof cu_n, &cu_n, err, errlen);
     a |= set_arg(o, K_GRID_SERIAL, 1, sizeof cu_ncells, &cu_ncells, err, errlen);
     static const int grid_serial_bufs[] = {B_CELL, B_X,    B_Y,  B_START,
@@ -960,18 +975,14 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         return 0;
     }
     double t0 = bp_now();
-    /* Last good state, on the device, in case a kernel below fails. */
-    size_t bytes = (size_t)o->n * sizeof(float);
-    static const int from[4] = {B_X, B_Y, B_VX, B_VY}, to[4] = {B_BX, B_BY, B_BVX, B_BVY};
+    /* Last good state, on the device, in case a kernel below fails: one
+     * kernel (bp_k_copy_state) where four clEnqueueCopyBuffer commands were
+     * four wakes of PoCL's threads (the rain 10k's and the pile 10k's
+     * frames 0.99 of the time with it: docs/benchmarks.md, seventieth
+     * session). */
     o->read_backup = 0; /* until the copy is enqueued the state buffers are good */
-    for (int i = 0; i < 4; i++) {
-        cl_int rc = clEnqueueCopyBuffer(o->q, o->b[from[i]], o->b[to[i]], 0, 0, bytes, 0, NULL,
-                                        NULL);
-        if (rc != CL_SUCCESS) {
-            bp_ocl_fail(err, errlen, "clEnqueueCopyBuffer(backup)", rc);
-            return broke(o, err);
-        }
-    }
+    if (enqueue(o, K_BACKUP, o->n, o->local, NULL, err, errlen))
+        return broke(o, err);
     o->read_backup = 1; /* from here on only the backup is sure to be good */
     uint32_t run = inject ? (nsub + 1) / 2 : nsub;
     int failed = 0;
@@ -1216,7 +1227,7 @@ static int ocl_read(bp_engine *e, bp_world *w, char *err, size_t errlen)
  * from the host, which reads the positions back for it. Then the host
  * moves its own arrays and ids by it (bp_world_apply_order, as
  * bp_world_sort_by_place does) while the device gathers its arrays
- * (bp_k_gather, bp_k_gather_back). Read, sort and attach instead moved 17
+ * (bp_k_gather, then bp_k_copy_state). Read, sort and attach instead moved 17
  * bytes a ball each way and rebuilt the segment grid (docs/benchmarks.md).
  * On PoCL the host's order, its read of the positions and its write of
  * the order, and seven copies back, each a command that wakes its
@@ -1290,14 +1301,10 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * ncontact (rewritten in pass 3), also dead; then copied back. */
     static const int gather_bufs[] = {B_X,   B_Y,   B_VX,  B_VY,  B_R,   B_M,  B_SPLIT,
                                       B_BX,  B_BY,  B_BVX, B_BVY, B_SUM, B_NCONTACT};
-    static const int back_bufs[] = {B_BX, B_BY, B_BVX, B_BVY, B_SUM, B_NCONTACT, B_X,
-                                    B_Y,  B_VX, B_VY,  B_R,   B_M,   B_SPLIT};
     bad = bad || set_arg(o, K_GATHER, 0, sizeof cn, &cn, err, errlen) ||
           set_mem(o, K_GATHER, 1, on_device ? B_SORTED : B_BEST, err, errlen) ||
           SET_MEMS(o, K_GATHER, 2, gather_bufs, err, errlen) ||
           enqueue(o, K_GATHER, n, o->local, NULL, err, errlen) ||
-          set_arg(o, K_GATHER_BACK, 0, sizeof cn, &cn, err, errlen) ||
-          SET_MEMS(o, K_GATHER_BACK, 1, back_bufs, err, errlen) ||
           enqueue(o, K_GATHER_BACK, n, o->local, NULL, err, errlen);
     if (on_device) {
         /* the host's moves while the device gathers */
