@@ -324,22 +324,18 @@ __kernel void bp_k_copy_state(const uint n, const uint all, __global const float
     }
 }
 
-/* The re-sort's order on a CPU device, in one work-item: each ball's cell
- * of the re-sort's grid (bp_order_grid) into cell[], then the counting
- * sort of bp_grid_build (cells ascending, ties by index: the host's
- * bp_order_from) into from[], its counts in start[] (ncells + 1 words).
- * The host had read the positions back, sorted and written the order
- * over, each a wake of PoCL's threads, while the device waited. */
+/* The re-sort's order on a CPU device, in one work-item: bp_order_sort,
+ * as the host's bp_order_from (cells of the re-sort's grid ascending,
+ * ties by index). The host had read the positions back, sorted and
+ * written the order over, each a wake of PoCL's threads, while the device
+ * waited. */
 __kernel void bp_k_order_serial(const uint n, __global const float *x, __global const float *y,
                                 const float inv_cell, const int gw, const int gh,
                                 const uint ncells, __global uint *cell, __global uint *start,
                                 __global uint *from)
 {
-    if (get_global_id(0) != 0)
-        return;
-    for (uint i = 0u; i < n; i++)
-        cell[i] = bp_grid_cell(x[i], y[i], inv_cell, gw, gh);
-    bp_grid_build(n, ncells, cell, start, from);
+    if (get_global_id(0) == 0)
+        bp_order_sort(n, x, y, inv_cell, gw, gh, ncells, cell, start, from);
 }
 
 /* Pass 2 on a CPU device, all of it in one work-item: the CPU engine's

@@ -770,6 +770,21 @@ BP_FN void bp_grid_build(bp_u32 n, bp_u32 ncells, BP_GLOBAL const bp_u32 *cell,
     start[ncells] = n;
 }
 
+/* The re-sort by place's order (src/sim/order.h): each ball's cell of the
+ * re-sort's grid (inv_cell, gw x gh cells, ncells in all) into cell[],
+ * then bp_grid_build's counting sort into from[], its counts in start[]
+ * (ncells + 1 words). The host's bp_order_from and the OpenCL engine's
+ * bp_k_order_serial both take it, so their orders are the same. */
+BP_FN void bp_order_sort(bp_u32 n, BP_GLOBAL const float *x, BP_GLOBAL const float *y,
+                         float inv_cell, bp_i32 gw, bp_i32 gh, bp_u32 ncells,
+                         BP_GLOBAL bp_u32 *cell, BP_GLOBAL bp_u32 *start,
+                         BP_GLOBAL bp_u32 *from)
+{
+    for (bp_u32 i = 0u; i < n; i++)
+        cell[i] = bp_grid_cell(x[i], y[i], inv_cell, gw, gh);
+    bp_grid_build(n, ncells, cell, start, from);
+}
+
 /* The same grid built by a team, the balls cut into parts by index, each
  * part's balls counted into its own array of ncells words
  * (bp_grid_count), the cells' offsets from all the counts

@@ -5,7 +5,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 void bp_order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *gh)
 {
@@ -55,20 +54,9 @@ void bp_order_from(const bp_world *w, const float *x, const float *y, uint32_t *
     float inv;
     uint32_t gw, gh;
     bp_order_grid(w, &inv, &gw, &gh);
-    uint32_t ncells = gw * gh;
-    uint32_t *cellof = tmp, *cnt = tmp + n;
-    /* A counting sort: the cells' counts, their starts, then each ball at
-     * its cell's next place in slot order. */
-    memset(cnt, 0, ((size_t)ncells + 1u) * sizeof *cnt);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = bp_grid_cell(x[i], y[i], inv, (bp_i32)gw, (bp_i32)gh);
-        cellof[i] = c;
-        cnt[c + 1u]++;
-    }
-    for (uint32_t c = 0; c < ncells; c++)
-        cnt[c + 1u] += cnt[c];
-    for (uint32_t i = 0; i < n; i++)
-        from[cnt[cellof[i]]++] = i;
+    /* each ball's cell into tmp, the cells' counts after it (gw * gh + 1
+     * words): the counting sort the OpenCL engine's bp_k_order_serial runs */
+    bp_order_sort(n, x, y, inv, (bp_i32)gw, (bp_i32)gh, gw * gh, tmp, tmp + n, from);
 }
 
 int bp_world_own_ids(bp_world *w)

@@ -472,26 +472,30 @@ static int resort_same_bits_as_cpu(void)
     return resort_against_cpu(NULL, NULL);
 }
 
-/* The same with the OpenCL engine's parallel grid build, as on GPUs: the
- * re-sort's order then comes from bp_k_order_cell and that build on the
- * order's grid. (The CPU backend's run has no such path: skipped.) */
-static int device_order_same_bits_as_cpu(void)
+/* resort_against_cpu with the OpenCL engine's setting var=val; the CPU
+ * backend's run has no such path: skipped. */
+static int opencl_resort_against_cpu(const char *var, const char *val)
 {
     const char *b = getenv("BALLPIT_BACKEND");
     if (!b || strcmp(b, "opencl") != 0)
         return BP_TEST_SKIP;
-    return resort_against_cpu("BALLPIT_OCL_GRID", "parallel");
+    return resort_against_cpu(var, val);
+}
+
+/* The same with the OpenCL engine's parallel grid build, as on GPUs: the
+ * re-sort's order then comes from bp_k_order_cell and that build on the
+ * order's grid. */
+static int device_order_same_bits_as_cpu(void)
+{
+    return opencl_resort_against_cpu("BALLPIT_OCL_GRID", "parallel");
 }
 
 /* The same with the order worked out by the host from the positions read
  * back (BALLPIT_OCL_SORT=host, bp_order_from), the device gathering by the
- * order written over. (Skipped on the CPU backend, as above.) */
+ * order written over. */
 static int host_order_same_bits_as_cpu(void)
 {
-    const char *b = getenv("BALLPIT_BACKEND");
-    if (!b || strcmp(b, "opencl") != 0)
-        return BP_TEST_SKIP;
-    return resort_against_cpu("BALLPIT_OCL_SORT", "host");
+    return opencl_resort_against_cpu("BALLPIT_OCL_SORT", "host");
 }
 
 int main(int argc, char **argv)
