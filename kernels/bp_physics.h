@@ -3318,6 +3318,9 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
         bp_slot_block_fill(P, A, vmax, g, g1, &S);
         bp_u32 e = bp_slot_block_reach(P, A, &S, g1 - g, b);
         bp_once_zero(A, &z, e > g1 ? e : g1);
+        /* Two calls, not one with past = e >= b: each inlined copy takes
+         * past as a constant, so the steps of the blocks that cannot reach
+         * b have no compare for it and no branch on past either. */
         if (e < b) /* no window of the block reaches slot b */
             for (bp_u32 k = g; k < g1; k++)
                 bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, P->n, b, 1, 0);
