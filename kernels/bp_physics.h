@@ -3702,6 +3702,30 @@ BP_FN void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A,
     bp_vpoint_normal(pt, Dx, Dy, nx, ny);
 }
 
+/* Lanes of a, b, c, d into pa[s I[k]], pb[s I[k]], pc[s I[k]], pd[s I[k]]
+ * (s = stride) for the lanes k in `on`. */
+BP_FN void bp_vstore_at(bp_vf a, bp_vf b, bp_vf c, bp_vf d, bp_vi on, const bp_u32 *I,
+                        bp_u32 stride, BP_GLOBAL float *pa, BP_GLOBAL float *pb,
+                        BP_GLOBAL float *pc, BP_GLOBAL float *pd)
+{
+    float l[4][BP_LANES];
+    bp_i32 lo[BP_LANES];
+    BP_VSTORE(a, l[0]);
+    BP_VSTORE(b, l[1]);
+    BP_VSTORE(c, l[2]);
+    BP_VSTORE(d, l[3]);
+    BP_VSTORE(on, lo);
+    for (int k = 0; k < BP_LANES; k++) {
+        if (lo[k]) {
+            bp_u32 o = stride * I[k];
+            pa[o] = l[0][k];
+            pb[o] = l[1][k];
+            pc[o] = l[2][k];
+            pd[o] = l[3][k];
+        }
+    }
+}
+
 /* bp_move_static for balls I[0 .. BP_LANES-1], those of the lanes in on
  * (the others, any ball, are read and not written). */
 BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, const bp_u32 *I,
@@ -3792,21 +3816,7 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     bp_vcap_speed(P->speed_cap, &ux, &uy);
     px = BP_VMIN(BP_VMAX(px, ri), P->width - ri);
     py = BP_VMIN(BP_VMAX(py, ri), P->height - ri);
-    float l[4][BP_LANES];
-    bp_i32 lo[BP_LANES];
-    BP_VSTORE(px, l[0]);
-    BP_VSTORE(py, l[1]);
-    BP_VSTORE(ux, l[2]);
-    BP_VSTORE(uy, l[3]);
-    BP_VSTORE(on, lo);
-    for (int k = 0; k < BP_LANES; k++) {
-        if (lo[k]) {
-            A->x[I[k]] = l[0][k];
-            A->y[I[k]] = l[1][k];
-            A->vx[I[k]] = l[2][k];
-            A->vy[I[k]] = l[3][k];
-        }
-    }
+    bp_vstore_at(px, py, ux, uy, on, I, 1u, A->x, A->y, A->vx, A->vy);
 }
 
 /* The lanes of balls i.. that have an impact partner (best >= 0): their
@@ -3944,23 +3954,143 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
 #endif
 }
 
+/* bp_resolve for the balls I[0..BP_LANES-1] (each with an impact partner,
+ * best >= 0), in lanes: the partner's term, an impact where the choice is
+ * mutual (bp_pair_impact) and else a soft contact where close
+ * (bp_pair_soft, through bp_vpair_geom), each added to the ball's sum in
+ * bp_resolve's order of float operations, then bp_resolve's own part. The
+ * records of the lanes in `on` are written; the others (copies of a lane
+ * in `on`) are only read. The same bits as bp_resolve ball by ball. */
+BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays *A,
+                                 const bp_u32 *I, bp_vi on)
+{
+    const bp_vf zero = BP_VSPLAT(0.0f);
+    bp_vpair q;
+    q.i = BP_VLOADU(I);
+    bp_u32 J[BP_LANES], R[4][BP_LANES]; /* the partners; the fields of the records */
+    for (int f = 0; f < 4; f++) {
+        bp_vu rf = q.i * 4u + BP_VUSPLAT((bp_u32)f);
+        BP_VSTORE(rf, R[f]);
+    }
+    q.j = BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, I);
+    BP_VSTORE(q.j, J);
+    bp_vf dvx = BP_VGATHER(A->sum, R[0]), dvy = BP_VGATHER(A->sum, R[1]);
+    bp_vf px = BP_VGATHER(A->sum, R[2]), py = BP_VGATHER(A->sum, R[3]);
+    q.xi = BP_VGATHER(A->x, I);
+    q.yi = BP_VGATHER(A->y, I);
+    q.ri = BP_VGATHER_OR(P->r0, A->r, I);
+    q.mi = BP_VGATHER_OR(P->m0, A->m, I);
+    bp_vf vxi = BP_VGATHER(A->vx, I), vyi = BP_VGATHER(A->vy, I);
+    q.xj = BP_VGATHER(A->x, J);
+    q.yj = BP_VGATHER(A->y, J);
+    q.rj = BP_VGATHER_OR(P->r0, A->r, J);
+    q.mj = BP_VGATHER_OR(P->m0, A->m, J);
+    q.dx = q.xj - q.xi;
+    q.dy = q.yj - q.yi;
+    q.rsum = q.ri + q.rj;
+    q.d2 = q.dx * q.dx + q.dy * q.dy;
+    q.rvx = vxi - BP_VGATHER(A->vx, J);
+    q.rvy = vyi - BP_VGATHER(A->vy, J);
+    bp_vf mu = q.mj / (q.mi + q.mj);
+    bp_vi mutual = BP_VASI(BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, J)) == BP_VASI(q.i);
+    bp_vf near_d = BP_CLOSE_DIST(P, q.rsum);
+    bp_vi soft = ~mutual & (q.d2 < near_d * near_d);
+    if (BP_VANY(mutual)) { /* bp_pair_impact */
+        bp_vf dist = BP_VSQRT(q.d2);
+        bp_vi pos = dist > zero;
+        bp_vf nx = BP_VSEL(pos, q.dx / dist, BP_VSEL(q.j > q.i, BP_VSPLAT(1.0f), BP_VSPLAT(-1.0f)));
+        bp_vf ny = BP_VSEL(pos, q.dy / dist, zero);
+        bp_vf gap = dist - q.rsum;
+        bp_vf t = BP_VMAX(bp_vpair_toi(q.dx, q.dy, q.rvx, q.rvy, q.rsum, P->h), zero);
+        bp_vf cx = q.dx - q.rvx * t, cy = q.dy - q.rvy * t;
+        bp_vf cl = BP_VSQRT(cx * cx + cy * cy);
+        bp_vi cpos = cl > zero;
+        nx = BP_VSEL(cpos, cx / cl, nx);
+        ny = BP_VSEL(cpos, cy / cl, ny);
+        bp_vf vn = q.rvx * nx + q.rvy * ny;
+        bp_vf k_ = (1.0f + P->e) * mu * vn;
+        dvx = BP_VSEL(mutual, dvx - k_ * nx, dvx);
+        dvy = BP_VSEL(mutual, dvy - k_ * ny, dvy);
+        bp_vi ov = mutual & (gap < zero);
+        px = BP_VSEL(ov, px + mu * P->beta * gap * nx, px);
+        py = BP_VSEL(ov, py + mu * P->beta * gap * ny, py);
+    }
+    if (BP_VANY(soft)) { /* bp_pair_soft */
+        bp_vgeom g;
+        bp_vpair_geom(P, &q, soft, &g);
+        q.ni = bp_vsplit_n(A->split, I);
+        q.nj = bp_vsplit_n(A->split, J);
+        bp_vf ms = q.mj / (q.ni * q.mj + q.nj * q.mi);
+        bp_vi act = g.act;
+        if (P->rest_speed > 0.0f) {
+            float h = P->h;
+            bp_vf k_ = ms * g.over;
+            bp_vf ax = dvx - k_ * g.nx, ay = dvy - k_ * g.ny;
+            bp_vf md = BP_VMIN(mu, BP_DAMP_SPLIT * ms);
+            bp_vf f = mu * (P->k_spring * BP_VMIN(g.depth, g.range)) + md * (P->k_damp * g.vn);
+            bp_vi push = (g.depth > zero) & (f > zero);
+            bp_vf ks = BP_VSEL(push, f * h, zero);
+            bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
+            ax = ax - ks * g.nx;
+            ay = ay - ks * g.ny;
+            ax = ax - kf * g.tvx;
+            ay = ay - kf * g.tvy;
+            dvx = BP_VSEL(act, ax, dvx);
+            dvy = BP_VSEL(act, ay, dvy);
+            px = BP_VSEL(act, px - ms * P->beta * g.deep * g.dnx, px);
+            py = BP_VSEL(act, py - ms * P->beta * g.deep * g.dny, py);
+        } else {
+            bp_vi ov = act & (g.gap < zero);
+            px = BP_VSEL(ov, px + ms * P->beta * g.gap * g.nx, px);
+            py = BP_VSEL(ov, py + ms * P->beta * g.gap * g.ny, py);
+        }
+    }
+    /* bp_resolve's own part */
+    bp_vf ux = vxi + dvx, uy = vyi + dvy;
+    bp_vcap_speed(P->speed_cap, &ux, &uy);
+    bp_vf p2 = px * px + py * py, lim = 0.5f * q.ri;
+    bp_vi over = (p2 > lim * lim) & on;
+    if (BP_VANY(over)) {
+        bp_vf k_ = lim / BP_VSQRT(p2);
+        px = BP_VSEL(over, px * k_, px);
+        py = BP_VSEL(over, py * k_, py);
+    }
+    bp_vstore_at(ux, uy, px, py, on, I, 4u, A->sum, A->sum + 1, A->sum + 2, A->sum + 3);
+}
+
 /* Pass 4 (bp_resolve) for the balls of i0..i1-1 with an impact partner
- * (best >= 0); the others' records are left to pass 5 (bp_block_move),
- * whose lanes resolve them as bp_resolve would (bp_vresolve_own). */
+ * (best >= 0), BP_LANES of them at a time (bp_vresolve_partnered; the
+ * last few one by one); the others' records are left to pass 5
+ * (bp_block_move), whose lanes resolve them as bp_resolve would
+ * (bp_vresolve_own). */
 BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0,
                             bp_u32 i1)
 {
-    bp_u32 i = i0;
+    bp_u32 i = i0, q[2u * BP_LANES], nq = 0u;
     for (; i + BP_LANES <= i1; i += BP_LANES) {
-        bp_u32 mk = BP_VMASK(bp_vpartnered(A, i));
-        for (bp_u32 k = 0u; mk; k++, mk >>= 1)
-            if (mk & 1u)
-                bp_resolve(i + k, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best,
-                           A->sum);
+        bp_vi on = bp_vpartnered(A, i);
+        if (!BP_VANY(on))
+            continue;
+        BP_VCOMPRESS(q, nq, on, BP_VUSPLAT(i) + BP_LANE_IDS);
+        if (nq >= BP_LANES) {
+            bp_vresolve_partnered(P, A, q, ~BP_VI0);
+            nq -= BP_LANES;
+            for (bp_u32 k = 0u; k < nq; k++)
+                q[k] = q[BP_LANES + k];
+        }
     }
     for (; i < i1; i++)
         if (A->best[i] >= 0)
-            bp_resolve(i, P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
+            q[nq++] = i;
+    bp_u32 k0 = 0u;
+    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES) {
+        bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
+        for (bp_u32 k = k0 + m; k < k0 + BP_LANES; k++) /* unused lanes: read, not written */
+            q[k] = q[k0];
+        bp_vresolve_partnered(P, A, q + k0, BP_LANE_IDS < BP_VUSPLAT(m));
+    }
+    for (; k0 < nq; k0++)
+        bp_resolve(q[k0], P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
 }
 
 /* Pass 1 (bp_integrate, and bp_cell_of into cell[]) for balls i0..i1-1,
