@@ -3826,33 +3826,55 @@ BP_FN bp_vi bp_vpartnered(const bp_block_arrays *A, bp_u32 i)
     return BP_VASI(BP_VLOADU((BP_GLOBAL const bp_u32 *)(A->best + i))) >= BP_VI0;
 }
 
-/* Pass 4 for the lanes of balls i.. without an impact partner, whose
- * records (*ux, *uy, *cx, *cy) are still pass 3's sums: bp_resolve's own
- * part, in its float operations (the velocity plus the sum, capped; the
- * push at most half the radius). The lanes with one keep their records.
- * Returns the lanes it resolved. */
-BP_FN bp_vi bp_vresolve_own(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i,
-                            bp_vf *ux, bp_vf *uy, bp_vf *cx, bp_vf *cy)
+/* bp_resolve's own part, in its float operations, for the lanes in `on`
+ * of balls with velocity (vx, vy) and radius r whose records (*ux, *uy,
+ * *cx, *cy) hold their sums: the velocity plus the sum, capped; the push
+ * at most half the radius. The other lanes keep their records. */
+BP_FN void bp_vresolve_lanes(const bp_step_params *P, bp_vf vx, bp_vf vy, bp_vf r, bp_vi on,
+                             bp_vf *ux, bp_vf *uy, bp_vf *cx, bp_vf *cy)
 {
-    bp_vi own = ~bp_vpartnered(A, i);
-    bp_vf vx = BP_VLOAD(A->vx + i) + *ux, vy = BP_VLOAD(A->vy + i) + *uy;
+    vx = vx + *ux;
+    vy = vy + *uy;
     bp_vcap_speed(P->speed_cap, &vx, &vy);
-    *ux = BP_VSEL(own, vx, *ux);
-    *uy = BP_VSEL(own, vy, *uy);
+    *ux = BP_VSEL(on, vx, *ux);
+    *uy = BP_VSEL(on, vy, *uy);
     bp_vf px = *cx, py = *cy;
-    bp_vf p2 = px * px + py * py, lim = 0.5f * BP_VLOAD(A->r + i);
-    bp_vi over = (p2 > lim * lim) & own;
+    bp_vf p2 = px * px + py * py, lim = 0.5f * r;
+    bp_vi over = (p2 > lim * lim) & on;
     if (BP_VANY(over)) {
         bp_vf k_ = lim / BP_VSQRT(p2);
         *cx = BP_VSEL(over, px * k_, px);
         *cy = BP_VSEL(over, py * k_, py);
     }
+}
+
+/* Pass 4 for the lanes of balls i.. without an impact partner, whose
+ * records (*ux, *uy, *cx, *cy) are still pass 3's sums (bp_vresolve_lanes).
+ * The lanes with one keep their records. Returns the lanes it resolved. */
+BP_FN bp_vi bp_vresolve_own(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i,
+                            bp_vf *ux, bp_vf *uy, bp_vf *cx, bp_vf *cy)
+{
+    bp_vi own = ~bp_vpartnered(A, i);
+    bp_vresolve_lanes(P, BP_VLOAD(A->vx + i), BP_VLOAD(A->vy + i), BP_VLOAD(A->r + i), own, ux,
+                      uy, cx, cy);
     return own;
 }
 
-/* Fewer balls than this left for bp_vmove_static take bp_move_static one
- * at a time. */
+/* Fewer balls than this left in a list for lanes (pass 5's for
+ * bp_vmove_static, pass 4's for bp_vresolve_partnered) take the one-ball
+ * function (bp_move_static, bp_resolve) one at a time. */
 #define BP_VMOVE_MIN (BP_LANES / 4)
+
+/* The lanes of list q from entry k0 of nq (at most BP_LANES of them): the
+ * unused lanes' entries set to q[k0], to be read and not written. Returns
+ * the lanes in use. q has room for k0 + BP_LANES entries. */
+BP_FN bp_vi bp_list_lanes(bp_u32 *q, bp_u32 k0, bp_u32 nq)
+{
+    bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
+    for (bp_u32 k = k0 + m; k < k0 + BP_LANES; k++)
+        q[k] = q[k0];
+    return BP_LANE_IDS < BP_VUSPLAT(m);
+}
 
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
 BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
@@ -3932,12 +3954,8 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         q[nq++] = i;
     }
     bp_u32 k0 = 0u;
-    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES) {
-        bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
-        for (bp_u32 k = k0 + m; k < k0 + BP_LANES; k++) /* unused lanes: read, not written */
-            q[k] = q[k0];
-        bp_vmove_static(P, A, q + k0, BP_LANE_IDS < BP_VUSPLAT(m));
-    }
+    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES)
+        bp_vmove_static(P, A, q + k0, bp_list_lanes(q, k0, nq));
     for (; k0 < nq; k0++)
         bp_move_static(q[k0], P, A->x, A->y, A->vx, A->vy, A->sum, A->r, A->lx1, A->ly1, A->lx2,
                        A->ly2, A->seg_start, A->seg_list);
@@ -4045,17 +4063,8 @@ BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays 
             py = BP_VSEL(ov, py + ms * P->beta * g.gap * g.ny, py);
         }
     }
-    /* bp_resolve's own part */
-    bp_vf ux = vxi + dvx, uy = vyi + dvy;
-    bp_vcap_speed(P->speed_cap, &ux, &uy);
-    bp_vf p2 = px * px + py * py, lim = 0.5f * q.ri;
-    bp_vi over = (p2 > lim * lim) & on;
-    if (BP_VANY(over)) {
-        bp_vf k_ = lim / BP_VSQRT(p2);
-        px = BP_VSEL(over, px * k_, px);
-        py = BP_VSEL(over, py * k_, py);
-    }
-    bp_vstore_at(ux, uy, px, py, on, I, 4u, A->sum, A->sum + 1, A->sum + 2, A->sum + 3);
+    bp_vresolve_lanes(P, vxi, vyi, q.ri, on, &dvx, &dvy, &px, &py);
+    bp_vstore_at(dvx, dvy, px, py, on, I, 4u, A->sum, A->sum + 1, A->sum + 2, A->sum + 3);
 }
 
 /* Pass 4 (bp_resolve) for the balls of i0..i1-1 with an impact partner
@@ -4083,12 +4092,8 @@ BP_FN void bp_block_resolve(const bp_step_params *P, const bp_block_arrays *A, b
         if (A->best[i] >= 0)
             q[nq++] = i;
     bp_u32 k0 = 0u;
-    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES) {
-        bp_u32 m = nq - k0 < BP_LANES ? nq - k0 : BP_LANES;
-        for (bp_u32 k = k0 + m; k < k0 + BP_LANES; k++) /* unused lanes: read, not written */
-            q[k] = q[k0];
-        bp_vresolve_partnered(P, A, q + k0, BP_LANE_IDS < BP_VUSPLAT(m));
-    }
+    for (; k0 < nq && nq - k0 >= BP_VMOVE_MIN; k0 += BP_LANES)
+        bp_vresolve_partnered(P, A, q + k0, bp_list_lanes(q, k0, nq));
     for (; k0 < nq; k0++)
         bp_resolve(q[k0], P, A->x, A->y, A->vx, A->vy, A->r, A->m, A->split, A->best, A->sum);
 }
