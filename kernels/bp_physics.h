@@ -1634,14 +1634,17 @@ BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, b
  * shares (bp_pair_share) are mu = mj / (mi + mj) and
  * ms = mj / (ni mj + nj mi) (mass m and contact count n, its
  * neighbour's mj and nj); (nx, ny), (tvx, tvy) and (dnx, dny) g's,
- * negated for ball j. 0 in the lanes outside g->act. */
+ * negated for ball j. Added to (*dvx, *dvy, *px, *py) in bp_pair_soft's
+ * order of float operations, in the lanes of g->act (the others keep
+ * theirs): from zeros, the pairs' terms (bp_vpair_soft); from a ball's
+ * sums, the sums as bp_resolve adds the term (bp_vresolve_partnered). */
 BP_FN void bp_vsoft_terms(const bp_step_params *P, const bp_vgeom *g, bp_vf nx, bp_vf ny,
                           bp_vf tvx, bp_vf tvy, bp_vf dnx, bp_vf dny, bp_vf mu, bp_vf ms,
                           bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py)
 {
     float h = P->h;
     bp_vf zero = BP_VSPLAT(0.0f);
-    bp_vf ax = zero, ay = zero, bx = zero, by = zero;
+    bp_vf ax = *dvx, ay = *dvy, bx = *px, by = *py;
     if (P->rest_speed > 0.0f) {
         bp_vf k_ = ms * g->over;
         ax = ax - k_ * nx;
@@ -1662,10 +1665,10 @@ BP_FN void bp_vsoft_terms(const bp_step_params *P, const bp_vgeom *g, bp_vf nx, 
         bx = BP_VSEL(ov, bx + ms * P->beta * g->gap * nx, bx);
         by = BP_VSEL(ov, by + ms * P->beta * g->gap * ny, by);
     }
-    *dvx = BP_VSEL(g->act, ax, zero);
-    *dvy = BP_VSEL(g->act, ay, zero);
-    *px = BP_VSEL(g->act, bx, zero);
-    *py = BP_VSEL(g->act, by, zero);
+    *dvx = BP_VSEL(g->act, ax, *dvx);
+    *dvy = BP_VSEL(g->act, ay, *dvy);
+    *px = BP_VSEL(g->act, bx, *px);
+    *py = BP_VSEL(g->act, by, *py);
 }
 
 /* bp_pair_soft in BP_LANES lanes, for the lanes in `on`: the pairs' terms
@@ -1688,8 +1691,10 @@ BP_FN_INLINE bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_
     int same = !BP_VANY(~one_m);
     bp_vf ms = q->mj / (q->ni * q->mj + q->nj * q->mi);
     bp_vf mu = same ? BP_VSPLAT(0.5f) : q->mj / (q->mi + q->mj);
+    *dvx = *dvy = *px = *py = BP_VSPLAT(0.0f);
     bp_vsoft_terms(P, &g, g.nx, g.ny, g.tvx, g.tvy, g.dnx, g.dny, mu, ms, dvx, dvy, px, py);
     if (oj) {
+        oj->dvx = oj->dvy = oj->px = oj->py = BP_VSPLAT(0.0f);
         bp_vf msj = same ? ms : q->mi / (q->nj * q->mi + q->ni * q->mj);
         bp_vf muj = same ? mu : q->mi / (q->mj + q->mi);
         bp_vsoft_terms(P, &g, -g.nx, -g.ny, -g.tvx, -g.tvy, -g.dnx, -g.dny, muj, msj, &oj->dvx,
@@ -3975,8 +3980,10 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
 /* bp_resolve for the balls I[0..BP_LANES-1] (each with an impact partner,
  * best >= 0), in lanes: the partner's term, an impact where the choice is
  * mutual (bp_pair_impact) and else a soft contact where close
- * (bp_pair_soft, through bp_vpair_geom), each added to the ball's sum in
- * bp_resolve's order of float operations, then bp_resolve's own part. The
+ * (bp_pair_soft, through bp_vpair_geom and bp_vsoft_terms), each added to
+ * the ball's sum in bp_resolve's order of float operations, then
+ * bp_resolve's own part. The ball pairs' j side as pass 3's
+ * (bp_vpair_with_j). The
  * records of the lanes in `on` are written; the others (copies of a lane
  * in `on`) are only read. The same bits as bp_resolve ball by ball. */
 BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays *A,
@@ -3999,16 +4006,8 @@ BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays 
     q.ri = BP_VGATHER_OR(P->r0, A->r, I);
     q.mi = BP_VGATHER_OR(P->m0, A->m, I);
     bp_vf vxi = BP_VGATHER(A->vx, I), vyi = BP_VGATHER(A->vy, I);
-    q.xj = BP_VGATHER(A->x, J);
-    q.yj = BP_VGATHER(A->y, J);
-    q.rj = BP_VGATHER_OR(P->r0, A->r, J);
+    bp_vpair_with_j(&q, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
     q.mj = BP_VGATHER_OR(P->m0, A->m, J);
-    q.dx = q.xj - q.xi;
-    q.dy = q.yj - q.yi;
-    q.rsum = q.ri + q.rj;
-    q.d2 = q.dx * q.dx + q.dy * q.dy;
-    q.rvx = vxi - BP_VGATHER(A->vx, J);
-    q.rvy = vyi - BP_VGATHER(A->vy, J);
     bp_vf mu = q.mj / (q.mi + q.mj);
     bp_vi mutual = BP_VASI(BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, J)) == BP_VASI(q.i);
     bp_vf near_d = BP_CLOSE_DIST(P, q.rsum);
@@ -4033,35 +4032,14 @@ BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays 
         px = BP_VSEL(ov, px + mu * P->beta * gap * nx, px);
         py = BP_VSEL(ov, py + mu * P->beta * gap * ny, py);
     }
-    if (BP_VANY(soft)) { /* bp_pair_soft */
+    if (BP_VANY(soft)) { /* bp_pair_soft, added to the sums */
         bp_vgeom g;
         bp_vpair_geom(P, &q, soft, &g);
         q.ni = bp_vsplit_n(A->split, I);
         q.nj = bp_vsplit_n(A->split, J);
         bp_vf ms = q.mj / (q.ni * q.mj + q.nj * q.mi);
-        bp_vi act = g.act;
-        if (P->rest_speed > 0.0f) {
-            float h = P->h;
-            bp_vf k_ = ms * g.over;
-            bp_vf ax = dvx - k_ * g.nx, ay = dvy - k_ * g.ny;
-            bp_vf md = BP_VMIN(mu, BP_DAMP_SPLIT * ms);
-            bp_vf f = mu * (P->k_spring * BP_VMIN(g.depth, g.range)) + md * (P->k_damp * g.vn);
-            bp_vi push = (g.depth > zero) & (f > zero);
-            bp_vf ks = BP_VSEL(push, f * h, zero);
-            bp_vf kf = BP_VSEL(push, mu * P->friction, zero);
-            ax = ax - ks * g.nx;
-            ay = ay - ks * g.ny;
-            ax = ax - kf * g.tvx;
-            ay = ay - kf * g.tvy;
-            dvx = BP_VSEL(act, ax, dvx);
-            dvy = BP_VSEL(act, ay, dvy);
-            px = BP_VSEL(act, px - ms * P->beta * g.deep * g.dnx, px);
-            py = BP_VSEL(act, py - ms * P->beta * g.deep * g.dny, py);
-        } else {
-            bp_vi ov = act & (g.gap < zero);
-            px = BP_VSEL(ov, px + ms * P->beta * g.gap * g.nx, px);
-            py = BP_VSEL(ov, py + ms * P->beta * g.gap * g.ny, py);
-        }
+        bp_vsoft_terms(P, &g, g.nx, g.ny, g.tvx, g.tvy, g.dnx, g.dny, mu, ms, &dvx, &dvy, &px,
+                       &py);
     }
     bp_vresolve_lanes(P, vxi, vyi, q.ri, on, &dvx, &dvy, &px, &py);
     bp_vstore_at(dvx, dvy, px, py, on, I, 4u, A->sum, A->sum + 1, A->sum + 2, A->sum + 3);
