@@ -253,7 +253,8 @@ __kernel void bp_k_rank(const uint ncells, const uint n, __global const uint *ce
 }
 
 /* The re-sort's order on the device (a GPU's; src/sim/order.h): ball i's
- * cell of the order's grid (gw x gh cells of 1 / inv_cell, row by row) and
+ * cell of the order's grid (gw x gh cells of 1 / inv_cell, row by row, a
+ * row a column of the world: bp_grid_cell) and
  * its slot among that cell's balls, counted as pass 1 counts for the
  * grid; bp_k_scan_blocks, bp_k_scan_top, bp_k_scatter and bp_k_rank then
  * sort as they sort the grid, ties in ball order, so sorted[] is the

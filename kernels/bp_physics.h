@@ -666,12 +666,27 @@ BP_FN bp_i32 bp_grid_coord(float v, float inv_cell, bp_i32 n)
     return (bp_i32)c;
 }
 
+/* The ball grid runs by the world's columns: a row of the grid (its cells
+ * in slot order) is a column of the world, so a position's coordinate
+ * along a grid row is its y (BP_GX) and its grid row comes from its x
+ * (BP_GY); gw is the cells along the world's height, gh along its width.
+ * The threads' ranges of slots (and the merge's parts, pass 5's ranges
+ * and the re-sort's order with them) are then cut by columns of the
+ * world, across the piles that gravity lays down in layers, where rows of
+ * the world had cut along them: a range's ghosts (bp_ghost_first) on the
+ * landed rain 10k 60-90 balls, not 480-560, on a pile of 10,000 balls in
+ * a 1280 px box 55, not 640 (docs/benchmarks.md, seventy-sixth session). */
+#define BP_GX(x, y) (y)
+#define BP_GY(x, y) (x)
+
 /* The cell of (x, y) in a grid of gw x gh square cells of side
- * 1 / inv_cell, row by row: the ball grid's (bp_cell_of), and the re-sort
- * by place's (src/sim/order.c, and bp_k_order_cell on a GPU). */
+ * 1 / inv_cell, row by row (BP_GX, BP_GY): the ball grid's (bp_cell_of),
+ * and the re-sort by place's (src/sim/order.c, and bp_k_order_cell on a
+ * GPU). */
 BP_FN bp_u32 bp_grid_cell(float x, float y, float inv_cell, bp_i32 gw, bp_i32 gh)
 {
-    return (bp_u32)(bp_grid_coord(y, inv_cell, gh) * gw + bp_grid_coord(x, inv_cell, gw));
+    return (bp_u32)(bp_grid_coord(BP_GY(x, y), inv_cell, gh) * gw +
+                    bp_grid_coord(BP_GX(x, y), inv_cell, gw));
 }
 
 BP_FN bp_u32 bp_cell_of(const bp_step_params *P, float x, float y)
@@ -708,12 +723,13 @@ typedef struct bp_window {
 
 BP_FN bp_window bp_search_window(const bp_step_params *P, float x, float y, float reach)
 {
-    bp_i32 cx = bp_grid_coord(x, P->inv_cell, P->gw), cy = bp_grid_coord(y, P->inv_cell, P->gh);
+    float gx = BP_GX(x, y), gy = BP_GY(x, y);
+    bp_i32 cx = bp_grid_coord(gx, P->inv_cell, P->gw), cy = bp_grid_coord(gy, P->inv_cell, P->gh);
     bp_window w;
-    w.x0 = bp_clampi(bp_grid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
-    w.x1 = bp_clampi(bp_grid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
-    w.y0 = bp_clampi(bp_grid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
-    w.y1 = bp_clampi(bp_grid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
+    w.x0 = bp_clampi(bp_grid_coord(gx - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
+    w.x1 = bp_clampi(bp_grid_coord(gx + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
+    w.y0 = bp_clampi(bp_grid_coord(gy - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
+    w.y1 = bp_clampi(bp_grid_coord(gy + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
     return w;
 }
 
@@ -2606,11 +2622,12 @@ BP_FN void bp_vwindows(const bp_step_params *P, float vmax, bp_vf x, bp_vf y, bp
     bp_vf hit = rsum + (BP_VSQRT(vx * vx + vy * vy) + vmax) * P->h;
     bp_vf reach = 1.01f * BP_VMAX(close, hit);
     bp_vf reach2 = reach * reach;
-    bp_vi cx = bp_vgrid_coord(x, P->inv_cell, P->gw), cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
-    bp_vi x0 = bp_vclamp(bp_vgrid_coord(x - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
-    bp_vi x1 = bp_vclamp(bp_vgrid_coord(x + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
-    bp_vi y0 = bp_vclamp(bp_vgrid_coord(y - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
-    bp_vi y1 = bp_vclamp(bp_vgrid_coord(y + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
+    bp_vf gx = BP_GX(x, y), gy = BP_GY(x, y);
+    bp_vi cx = bp_vgrid_coord(gx, P->inv_cell, P->gw), cy = bp_vgrid_coord(gy, P->inv_cell, P->gh);
+    bp_vi x0 = bp_vclamp(bp_vgrid_coord(gx - reach, P->inv_cell, P->gw), cx - BP_MAX_REACH, cx);
+    bp_vi x1 = bp_vclamp(bp_vgrid_coord(gx + reach, P->inv_cell, P->gw), cx, cx + BP_MAX_REACH);
+    bp_vi y0 = bp_vclamp(bp_vgrid_coord(gy - reach, P->inv_cell, P->gh), cy - BP_MAX_REACH, cy);
+    bp_vi y1 = bp_vclamp(bp_vgrid_coord(gy + reach, P->inv_cell, P->gh), cy, cy + BP_MAX_REACH);
     BP_VSTORE(reach2, W->reach2 + w);
     BP_VSTORE(x0, W->x0 + w);
     BP_VSTORE(x1, W->x1 + w);
@@ -3000,7 +3017,7 @@ BP_FN void bp_slot_block_lanes(const bp_step_params *P, const bp_block_arrays *A
     bp_vwindows(P, vmax, x, y, vx, vy, r, &S->W, w);
     /* the rows above the ball's own hold only slots before its own,
      * which this pass does not screen: its window starts at its row */
-    bp_vi cy = bp_vgrid_coord(y, P->inv_cell, P->gh);
+    bp_vi cy = bp_vgrid_coord(BP_GY(x, y), P->inv_cell, P->gh);
     BP_VSTORE(cy, S->W.y0 + w);
 }
 
@@ -3022,7 +3039,7 @@ BP_FN void bp_slot_block_one(const bp_step_params *P, const bp_block_arrays *A, 
     S->n[w] = bp_split_n(A->split[i]);
     S->id[w] = i;
     bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
-    S->W.y0[w] = bp_grid_coord(S->y[w], P->inv_cell, P->gh);
+    S->W.y0[w] = bp_grid_coord(BP_GY(S->x[w], S->y[w]), P->inv_cell, P->gh);
 }
 
 /* J: the BP_LANES indices at p for a gather, in private memory in OpenCL
@@ -3269,8 +3286,8 @@ BP_FN bp_u32 bp_ghost_pick(const bp_step_params *P, BP_GLOBAL const float *spos,
     for (; *g < a && ng + BP_LANES <= BP_BLOCK; *g += BP_LANES) {
         bp_vu k = BP_VUSPLAT(*g) + BP_LANE_IDS;
         bp_vf x = BP_VLOAD(spos + *g), y = BP_VLOAD(spos + P->ystride + *g);
-        bp_vi e = bp_vgrid_coord(y + rm, P->inv_cell, P->gh) * P->gw +
-                  bp_vgrid_coord(x + rm, P->inv_cell, P->gw);
+        bp_vi e = bp_vgrid_coord(BP_GY(x, y) + rm, P->inv_cell, P->gh) * P->gw +
+                  bp_vgrid_coord(BP_GX(x, y) + rm, P->inv_cell, P->gw);
         BP_VCOMPRESS(K, ng, (e >= ca) & BP_VASI(k < BP_VUSPLAT(a)), k);
     }
     return ng;
@@ -4090,8 +4107,9 @@ BP_FN float bp_block_integrate(const bp_step_params *P, const bp_block_arrays *A
         BP_VSTORE(uy, A->vy + i);
         bp_vf v2 = ux * ux + uy * uy;
         vm = BP_VSEL(v2 > vm, v2, vm);
-        bp_vu c = BP_VASU(bp_vgrid_coord(BP_VLOAD(A->y + i), P->inv_cell, P->gh) * P->gw +
-                          bp_vgrid_coord(BP_VLOAD(A->x + i), P->inv_cell, P->gw));
+        bp_vf px = BP_VLOAD(A->x + i), py = BP_VLOAD(A->y + i);
+        bp_vu c = BP_VASU(bp_vgrid_coord(BP_GY(px, py), P->inv_cell, P->gh) * P->gw +
+                          bp_vgrid_coord(BP_GX(px, py), P->inv_cell, P->gw));
         BP_VSTORE(c, cell + i);
     }
     float l[BP_LANES];
@@ -4228,7 +4246,8 @@ BP_FN bp_u32 bp_merge_scan_lanes(const bp_merge_part *p, float inv_cell, bp_i32 
         BP_GATHER_INDICES(J, sorted + k);
         bp_vu q = BP_VLOADU(J), nc = BP_VGATHERU(cell, J);
         bp_vf sx = BP_VLOAD(spos + k), sy = BP_VLOAD(spos + ystride + k);
-        bp_vi oc = bp_vgrid_coord(sy, inv_cell, gh) * gw + bp_vgrid_coord(sx, inv_cell, gw);
+        bp_vi oc = bp_vgrid_coord(BP_GY(sx, sy), inv_cell, gh) * gw +
+                   bp_vgrid_coord(BP_GX(sx, sy), inv_cell, gw);
         bp_vi same = BP_VASI(nc) == oc;
         /* ns is at most k's place in the part: the store's BP_LANES
          * words stay in stay[] */

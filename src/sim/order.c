@@ -13,8 +13,9 @@ void bp_order_grid(const bp_world *w, float *inv_cell, uint32_t *gw, uint32_t *g
     if (cell < 1.0)
         cell = 1.0;
     *inv_cell = (float)(1.0 / cell);
-    *gw = (uint32_t)(w->params.width / cell) + 1u;
-    *gh = (uint32_t)(w->params.height / cell) + 1u;
+    /* by the ball grid's rows, which run along the world's height (BP_GX) */
+    *gw = (uint32_t)(BP_GX(w->params.width, w->params.height) / cell) + 1u;
+    *gh = (uint32_t)(BP_GY(w->params.width, w->params.height) / cell) + 1u;
 }
 
 size_t bp_order_tmp_bytes(const bp_world *w)

@@ -86,8 +86,9 @@ void bp_step_setup(const bp_world *w, const bp_seggrid *sg, bp_step_params *P)
         cell *= 1.01;
     P->cell = (float)cell;
     P->inv_cell = (float)(1.0 / cell);
-    P->gw = bp_grid_span(p->width, cell);
-    P->gh = bp_grid_span(p->height, cell);
+    /* a grid row runs along the world's height (BP_GX) */
+    P->gw = bp_grid_span(BP_GX(p->width, p->height), cell);
+    P->gh = bp_grid_span(BP_GY(p->width, p->height), cell);
     P->n = w->count;
     P->nlines = w->nlines;
     P->scell = sg->cell;

@@ -91,14 +91,15 @@ static int sort_moves_balls_only(void)
         moved += s->id[i] != i;
     }
     ENSURE(moved > s->count / 2); /* the swarms' draws are in no order of place */
-    /* By place: the sort's row-major cells of about two balls' area each
-     * (order.c), rows top down, left to right within a row. */
+    /* By place: the sort's cells of about two balls' area each (order.c),
+     * in the ball grid's order, whose rows run down the world's columns:
+     * columns left to right, top down within a column. */
     double cell = sqrt((double)s->params.width * s->params.height / (0.5 * s->count));
     float inv = (float)(1.0 / cell);
-    uint32_t gw = (uint32_t)(s->params.width / cell) + 1u, back = 0;
+    uint32_t gh = (uint32_t)(s->params.height / cell) + 1u, back = 0;
     for (uint32_t i = 1; i < s->count; i++)
-        back += (uint32_t)(s->y[i] * inv) * gw + (uint32_t)(s->x[i] * inv) <
-                (uint32_t)(s->y[i - 1] * inv) * gw + (uint32_t)(s->x[i - 1] * inv);
+        back += (uint32_t)(s->x[i] * inv) * gh + (uint32_t)(s->y[i] * inv) <
+                (uint32_t)(s->x[i - 1] * inv) * gh + (uint32_t)(s->y[i - 1] * inv);
     ENSURE(back == 0);
     /* The keys of the unsorted world go down often. */
     uint32_t down = 0;
