@@ -1154,48 +1154,59 @@ static inline bp_f4 bp_f4load(const float *p)
         y = BP_SV_LO2(t1_, t3_);                                                       \
         z = BP_SV_HI2(t1_, t3_);                                                       \
     } while (0)
-/* The largest lane of v: the larger of v and v's lanes turned by half,
- * a quarter, ... of the width */
+/* The OP of all of v's lanes (of type T) into every lane: v OP v's lanes
+ * turned by half, a quarter, ... of the width; BP_VHMAX_STEPS the largest
+ * lane of a bp_vi */
 #define BP_VIMAX(a, b) ((((a) > (b)) & (a)) | (~((a) > (b)) & (b)))
 #if BP_LANES == 16
-#define BP_VHMAX_STEPS(v)                                                              \
+#define BP_VH_STEPS(T, v, OP)                                                          \
     do {                                                                               \
-        bp_vi r_ =                                                                     \
+        T r_ =                                                                         \
             __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7); \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, 9, 10, \
                                      11);                                              \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, \
                                      13);                                              \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, \
                                      14);                                              \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
     } while (0)
 #elif BP_LANES == 8
-#define BP_VHMAX_STEPS(v)                                                              \
+#define BP_VH_STEPS(T, v, OP)                                                          \
     do {                                                                               \
-        bp_vi r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3);              \
-        v = BP_VIMAX(v, r_);                                                           \
+        T r_ = __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3);                  \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5);                    \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);                    \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
     } while (0)
 #else
-#define BP_VHMAX_STEPS(v)                                                              \
+#define BP_VH_STEPS(T, v, OP)                                                          \
     do {                                                                               \
-        bp_vi r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1);                          \
-        v = BP_VIMAX(v, r_);                                                           \
+        T r_ = __builtin_shufflevector(v, v, 2, 3, 0, 1);                              \
+        v = OP(v, r_);                                                                 \
         r_ = __builtin_shufflevector(v, v, 1, 0, 3, 2);                                \
-        v = BP_VIMAX(v, r_);                                                           \
+        v = OP(v, r_);                                                                 \
     } while (0)
 #endif
+#define BP_VHMAX_STEPS(v) BP_VH_STEPS(bp_vi, v, BP_VIMAX)
 BP_FN bp_i32 bp_vhmax(bp_vi v)
 {
     BP_VHMAX_STEPS(v);
     bp_i32 l[BP_LANES];
+    BP_VSTORE(v, l);
+    return l[0];
+}
+
+/* The smallest lane of v. */
+BP_FN float bp_vhminf(bp_vf v)
+{
+    BP_VH_STEPS(bp_vf, v, BP_VMIN);
+    float l[BP_LANES];
     BP_VSTORE(v, l);
     return l[0];
 }
@@ -3528,9 +3539,21 @@ BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_
     bp_vf lim = 1.01f * reach + 1e-5f * (P->width + P->height);
     bp_vf lim2 = lim * lim;
     bp_vi far_ = ~BP_VI0;
+    /* the group's box: every lane's mid-point +- its lim within it; a line
+     * whose own box lies a pixel or more outside it along either axis is
+     * further than lim from every lane (the vector test below would call
+     * them far, or near by its rounding, which only sends a lane to the
+     * slow lanes), so its test is skipped: most of the rain's 8 lines for
+     * most groups */
+    float bx0 = bp_vhminf(mx - lim) - 1.0f, bx1 = -bp_vhminf(-(mx + lim)) + 1.0f;
+    float by0 = bp_vhminf(my - lim) - 1.0f, by1 = -bp_vhminf(-(my + lim)) + 1.0f;
     for (bp_u32 s = 0u; s < P->nlines; s++) {
         float ax = A->lx1[s], ay = A->ly1[s];
-        float ex = A->lx2[s] - ax, ey = A->ly2[s] - ay;
+        float qx = A->lx2[s], qy = A->ly2[s];
+        if (BP_FMAX(ax, qx) < bx0 || BP_FMIN(ax, qx) > bx1 || BP_FMAX(ay, qy) < by0 ||
+            BP_FMIN(ay, qy) > by1)
+            continue;
+        float ex = qx - ax, ey = qy - ay;
         float L2 = ex * ex + ey * ey;
         bp_vf t = zero;
         if (L2 > 0.0f)
