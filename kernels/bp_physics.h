@@ -3457,23 +3457,31 @@ BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, 
  * no further than k cells from it, and the nearest segment is further)
  * are found empty with one read, and only the others walk their rows:
  * most groups of balls, away from the lines, read no row at all. */
+/* The gaps' part of bp_vsegments_near: the lanes whose box reaches past
+ * the gap of the ball's own cell (every lane where the grid has no gaps),
+ * a superset of the lanes near a segment; b the boxes. */
+BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
+                             bp_vf py, const bp_vi b[4])
+{
+    if (!A->seg_gap)
+        return ~BP_VI0;
+    bp_vi cx = bp_vgrid_coord(px, P->inv_scell, P->sgw);
+    bp_vi cy = bp_vgrid_coord(py, P->inv_scell, P->sgh);
+    bp_vi k = bp_vmaxi(bp_vmaxi(cx - b[0], b[1] - cx), bp_vmaxi(cy - b[2], b[3] - cy));
+    bp_i32 c[BP_LANES];
+    bp_vi cell = cy * P->sgw + cx;
+    BP_VSTORE(cell, c);
+    return BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
+}
+
 BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
                               bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vi b[4];
     bp_vswept_box(P, px, py, Dx, Dy, r, b);
-    bp_vi walk = ~BP_VI0;
-    if (A->seg_gap) {
-        bp_vi cx = bp_vgrid_coord(px, P->inv_scell, P->sgw);
-        bp_vi cy = bp_vgrid_coord(py, P->inv_scell, P->sgh);
-        bp_vi k = bp_vmaxi(bp_vmaxi(cx - b[0], b[1] - cx), bp_vmaxi(cy - b[2], b[3] - cy));
-        bp_i32 c[BP_LANES];
-        bp_vi cell = cy * P->sgw + cx;
-        BP_VSTORE(cell, c);
-        walk = BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
-        if (!BP_VANY(walk))
-            return BP_VI0;
-    }
+    bp_vi walk = bp_vsegments_gap(P, A, px, py, b);
+    if (!BP_VANY(walk))
+        return BP_VI0;
     bp_vseg_iter it;
     bp_vseg_begin(&it, walk, b[0], b[1], b[2], b[3]);
     bp_vi near_ = BP_VI0;
@@ -3943,7 +3951,13 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         bp_vf rx = ux, ry = uy; /* the records as pass 4 leaves them */
         bp_vf Dx = cx + ux * h, Dy = cy + uy * h;
         bp_vi slow = BP_VI0;
-        if (P->nlines > 0u)
+        if (P->nlines > 0u && P->nlines <= BP_LINES_IN_LANES) {
+            /* the gaps only: the lines' test below clears the lanes whose
+             * rows hold no segment near, among others */
+            bp_vi sb[4];
+            bp_vswept_box(P, px, py, Dx, Dy, ri, sb);
+            slow = bp_vsegments_gap(P, A, px, py, sb);
+        } else if (P->nlines > 0u)
             slow = bp_vsegments_near(P, A, px, py, Dx, Dy, ri);
         /* bp_sweep_box from no hit */
         bp_vf best = BP_VSPLAT(BP_NO_HIT);
