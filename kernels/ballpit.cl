@@ -1098,8 +1098,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
              * was slowed (descheduled, its core shared with tests run in
              * parallel), about two reads of the counter a block */
             const int clk = t.g == 0u;
-            for (uint i = b; i < e; i += BP_BLOCK) {
-                uint i1 = min(e, i + BP_BLOCK);
+            for (uint i = b; i < e; i += BP_MOVE_SPAN) {
+                uint i1 = min(e, i + BP_MOVE_SPAN);
                 bp_block_move(&P, &A, i, i1);
                 if (s + 1u < nsub) {
                     ulong a = clk ? BP_TEAM_CLOCK() : 0u;

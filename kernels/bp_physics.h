@@ -2430,6 +2430,15 @@ BP_FN void bp_move_static(bp_u32 i, const bp_step_params *P, BP_GLOBAL float *x,
 
 /* Balls per block, and the pairs the list holds before it is worked off. */
 #define BP_BLOCK 256u
+/* Balls a call of bp_block_move takes where a thread moves a range of
+ * balls (pass 1 of the next sub-step follows it on the same balls): its
+ * slow lanes (a wall or a line near) wait for BP_LANES of them across the
+ * whole span, where a block's last few took the scalar bp_move_static or
+ * a part-filled group. Since the grid by columns each block holds a few
+ * of the balls at the floor and the ramps, and spans of one block took
+ * the rain 10k and the pile 10k 1.03-1.04x as long (seventy-sixth
+ * session). */
+#define BP_MOVE_SPAN (4u * BP_BLOCK)
 #define BP_PAIRS_CAP 256u
 
 /* What the passes read and write (the arguments of bp_contacts and

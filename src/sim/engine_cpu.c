@@ -554,9 +554,12 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
              * begins after pass 4's */
             float v2me = 0.0f;
             if (team == 1 || team > ONCE_TEAM) {
-#pragma omp for schedule(dynamic, ch) nowait
-                for (int b = 0; b < nb; b++) {
-                    uint32_t i0 = (uint32_t)b * BP_BLOCK, i1 = block_end(b, n);
+                /* runs of ch blocks (pass 3's draws) in one call each */
+                const int nrun = (nb + ch - 1) / ch;
+#pragma omp for schedule(dynamic, 1) nowait
+                for (int k = 0; k < nrun; k++) {
+                    uint32_t i0 = (uint32_t)(k * ch) * BP_BLOCK;
+                    uint32_t i1 = block_end(k * ch + ch - 1 < nb ? k * ch + ch - 1 : nb - 1, n);
                     B->move(&P, &A, i0, i1);
                     if (next)
                         v2me = fused_integrate(B, &P, &A, c->cell, i0, i1, v2me,
@@ -573,8 +576,8 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
                     double ts = bp_now();
                     uint32_t i0, i1;
                     move_range(c->mshare, u, team, n, &i0, &i1);
-                    for (uint32_t i = i0; i < i1; i += BP_BLOCK) {
-                        uint32_t e = i1 - i > BP_BLOCK ? i + BP_BLOCK : i1;
+                    for (uint32_t i = i0; i < i1; i += BP_MOVE_SPAN) {
+                        uint32_t e = i1 - i > BP_MOVE_SPAN ? i + BP_MOVE_SPAN : i1;
                         B->move(&P, &A, i, e);
                         if (next)
                             v2me = fused_integrate(B, &P, &A, c->cell, i, e, v2me,
