@@ -537,7 +537,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
             team_wait(&bar, spin, team);
 #pragma omp single nowait
             t3 = bp_now();
-            /* pass 1 of the next sub-step block by block after pass 5,
+            /* pass 1 of the next sub-step run by run (BP_MOVE_SPAN) after pass 5,
              * as PoCL's one-launch step does: a ball's data in the core's
              * cache, and one barrier fewer (the grid is counted after
              * pass 5's barrier: the count arrays are in the scratch,
