@@ -1211,6 +1211,15 @@ BP_FN float bp_vhminf(bp_vf v)
     return l[0];
 }
 
+/* The largest lane of v. */
+BP_FN float bp_vhmaxf(bp_vf v)
+{
+    BP_VH_STEPS(bp_vf, v, BP_VMAX);
+    float l[BP_LANES];
+    BP_VSTORE(v, l);
+    return l[0];
+}
+
 #define BP_STORE4(w, x, y, z, p)                                                       \
     do {                                                                               \
         BP_VSTORE(w, (p));                                                             \
@@ -3457,15 +3466,6 @@ BP_FN void bp_vswept_cells(const bp_step_params *P, bp_vseg_iter *it, bp_vi on, 
     bp_vseg_begin(it, on, b[0], b[1], b[2], b[3]);
 }
 
-/* bp_segments_near, lane by lane: whether the segment grid holds any
- * segment in the cells of each lane's swept box. Each lane walks its own
- * rows (the balls of a group lie anywhere in the world, so the rows of all
- * lanes together span most of it): row y0 + k in step k, as many steps as
- * the tallest box has rows. First, where the grid has its gaps, the lanes
- * whose box lies within the gap of the ball's own cell (the box reaches
- * no further than k cells from it, and the nearest segment is further)
- * are found empty with one read, and only the others walk their rows:
- * most groups of balls, away from the lines, read no row at all. */
 /* The gaps' part of bp_vsegments_near: the lanes whose box reaches past
  * the gap of the ball's own cell (every lane where the grid has no gaps),
  * a superset of the lanes near a segment; b the boxes. */
@@ -3483,6 +3483,15 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
     return BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
 }
 
+/* bp_segments_near, lane by lane: whether the segment grid holds any
+ * segment in the cells of each lane's swept box. Each lane walks its own
+ * rows (the balls of a group lie anywhere in the world, so the rows of all
+ * lanes together span most of it): row y0 + k in step k, as many steps as
+ * the tallest box has rows. First, where the grid has its gaps, the lanes
+ * whose box lies within the gap of the ball's own cell (the box reaches
+ * no further than k cells from it, and the nearest segment is further)
+ * are found empty with one read, and only the others walk their rows:
+ * most groups of balls, away from the lines, read no row at all. */
 BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
                               bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
@@ -3562,8 +3571,8 @@ BP_FN bp_vi bp_vlines_far(const bp_step_params *P, const bp_block_arrays *A, bp_
      * them far, or near by its rounding, which only sends a lane to the
      * slow lanes), so its test is skipped: most of the rain's 8 lines for
      * most groups */
-    float bx0 = bp_vhminf(mx - lim) - 1.0f, bx1 = -bp_vhminf(-(mx + lim)) + 1.0f;
-    float by0 = bp_vhminf(my - lim) - 1.0f, by1 = -bp_vhminf(-(my + lim)) + 1.0f;
+    float bx0 = bp_vhminf(mx - lim) - 1.0f, bx1 = bp_vhmaxf(mx + lim) + 1.0f;
+    float by0 = bp_vhminf(my - lim) - 1.0f, by1 = bp_vhmaxf(my + lim) + 1.0f;
     for (bp_u32 s = 0u; s < P->nlines; s++) {
         float ax = A->lx1[s], ay = A->ly1[s];
         float qx = A->lx2[s], qy = A->ly2[s];

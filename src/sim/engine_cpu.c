@@ -559,7 +559,7 @@ static int cpu_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
 #pragma omp for schedule(dynamic, 1) nowait
                 for (int k = 0; k < nrun; k++) {
                     uint32_t i0 = (uint32_t)(k * ch) * BP_BLOCK;
-                    uint32_t i1 = block_end(k * ch + ch - 1 < nb ? k * ch + ch - 1 : nb - 1, n);
+                    uint32_t i1 = block_end(k * ch + ch - 1, n); /* n at most */
                     B->move(&P, &A, i0, i1);
                     if (next)
                         v2me = fused_integrate(B, &P, &A, c->cell, i0, i1, v2me,
