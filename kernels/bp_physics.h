@@ -3155,6 +3155,22 @@ BP_FN_INLINE void bp_once_batch(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const flo
     _mm512_storeu_si512((void *)(L->j + *ln), _mm512_maskz_compress_epi32(mk, jw));
     *ln += (bp_u32)__builtin_popcount(mk);
 }
+#else
+/* One screening step of bp_once_screen's portable form (PoCL's, and the
+ * 8- and 4-lane C builds'): the BP_LANES slots from s, those before k1 in
+ * the run and within reach of ball i (at xi, yi) into the list, flagged
+ * BP_ONCE_NOJ at b or after; the list must have room for BP_LANES more. */
+BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
+                               bp_u32 ystride, BP_GLOBAL const bp_u32 *sorted, bp_u32 s,
+                               bp_u32 k1, float xi, float yi, float reach2, bp_u32 b, bp_u32 w)
+{
+    bp_vu jv;
+    bp_vi in = bp_screen_after(spos, ystride, sorted, s, k1, xi, yi, reach2, &jv);
+    if (s + BP_LANES > b)
+        jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
+                   BP_VUSPLAT(BP_ONCE_NOJ));
+    BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+}
 #endif
 
 /* The pairs of the ball in slot k of block S with the balls in slots
@@ -3201,11 +3217,15 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
         bp_u32 k0 = *cs0, k1 = *cs1;
         k0 = k0 > lo ? k0 : lo;
         k1 = k1 < hi ? k1 : hi;
-#ifdef BP_ROW_MASKED
         /* an empty run (k0 >= k1, k0 at most n: the pad past the last
          * ball is read) takes its step too, with no lane on: no branch
-         * on the run's length where most runs take one step */
+         * on the run's length where most runs take one step (the
+         * 16-lane C build since ae49a6b; the portable step since the
+         * seventy-seventh session, with the list's room below: PoCL's
+         * rain 50k 0.98 of the frame time, its rain 10k and pile 50k
+         * 0.99-1.0) */
         k1 = k1 > k0 ? k1 : k0;
+#ifdef BP_ROW_MASKED
         __m512i vk1 = _mm512_set1_epi32((int)k1);
         /* The lanes in the run (slot < k1) and those at b or after by
          * compares of the lanes' slots, and whole loads (the arrays have
@@ -3217,6 +3237,11 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
          * mask is empty anyway, and taken only in the steps that reach b
          * it had the mask through a general register and a conditional
          * move (the rain 10k 1-1.5% slower, sixty-ninth session). */
+#define BP_ONCE_STEP(s) bp_once_batch(L, ln, spos, sposy, sorted, &I, (s), vk1, vb, past)
+#else
+#define BP_ONCE_STEP(s) \
+    bp_once_step(L, ln, spos, P->ystride, sorted, (s), k1, xi, yi, reach2, b, w)
+#endif
         bp_u32 s = k0;
         if (k1 - k0 <= BP_PAIRS_CAP - 2u * BP_LANES) {
             /* The list's room for the whole run made once before its
@@ -3224,16 +3249,17 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
              * last one stores its BP_LANES words at most k1 - k0 - 1 past
              * *ln (or at *ln, for an empty run). Checked before each step,
              * the call of bp_once_work_off sat inside the steps' loop:
-             * the rain 10k 0.97-0.98 of the frame time without it, the
-             * 50k worlds 0.97 (sixty-ninth session). The portable step
-             * below keeps its check at each step: the same change was
-             * level in PoCL's build and in the 8-lane C build. */
+             * the C build's rain 10k 0.97-0.98 of the frame time without
+             * it, the 50k worlds 0.97 (sixty-ninth session); alone it was
+             * level in PoCL's build and the 8-lane C build, with the
+             * empty runs' step PoCL's pile 50k 0.98 and rain 50k 0.99
+             * (seventy-seventh session). */
             if (*ln + (k1 - k0) > BP_PAIRS_CAP - BP_LANES) {
                 bp_once_work_off(L, *ln, P, A, S, fold_i);
                 *ln = 0u;
             }
             do {
-                bp_once_batch(L, ln, spos, sposy, sorted, &I, s, vk1, vb, past);
+                BP_ONCE_STEP(s);
                 s += BP_LANES;
             } while (s < k1);
         } else { /* a run longer than the list: its room made step by step */
@@ -3242,26 +3268,11 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                     bp_once_work_off(L, *ln, P, A, S, fold_i);
                     *ln = 0u;
                 }
-                bp_once_batch(L, ln, spos, sposy, sorted, &I, s, vk1, vb, past);
+                BP_ONCE_STEP(s);
                 s += BP_LANES;
             } while (s < k1);
         }
-#else
-        if (k0 >= k1)
-            continue;
-        for (bp_u32 s = k0; s < k1; s += BP_LANES) {
-            if (*ln > BP_PAIRS_CAP - BP_LANES) {
-                bp_once_work_off(L, *ln, P, A, S, fold_i);
-                *ln = 0u;
-            }
-            bp_vu jv;
-            bp_vi in = bp_screen_after(spos, P->ystride, sorted, s, k1, xi, yi, reach2, &jv);
-            if (s + BP_LANES > b)
-                jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
-                           BP_VUSPLAT(BP_ONCE_NOJ));
-            BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
-        }
-#endif
+#undef BP_ONCE_STEP
     }
 }
 
