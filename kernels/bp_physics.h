@@ -3221,9 +3221,10 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
          * ball is read) takes its step too, with no lane on: no branch
          * on the run's length where most runs take one step (the
          * 16-lane C build since ae49a6b; the portable step since the
-         * seventy-seventh session, with the list's room below: PoCL's
-         * rain 50k 0.98 of the frame time, its rain 10k and pile 50k
-         * 0.99-1.0) */
+         * seventy-seventh session, together with the list's room made
+         * once a run below: PoCL's rain 50k and pile 50k 0.99 of the
+         * frame time, its rain 10k level, the 8-lane C build's rain
+         * 0.97) */
         k1 = k1 > k0 ? k1 : k0;
 #ifdef BP_ROW_MASKED
         __m512i vk1 = _mm512_set1_epi32((int)k1);
@@ -3250,10 +3251,9 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
              * *ln (or at *ln, for an empty run). Checked before each step,
              * the call of bp_once_work_off sat inside the steps' loop:
              * the C build's rain 10k 0.97-0.98 of the frame time without
-             * it, the 50k worlds 0.97 (sixty-ninth session); alone it was
-             * level in PoCL's build and the 8-lane C build, with the
-             * empty runs' step PoCL's pile 50k 0.98 and rain 50k 0.99
-             * (seventy-seventh session). */
+             * it, the 50k worlds 0.97 (sixty-ninth session). Alone it was
+             * level in PoCL's build and the 8-lane C build; with the
+             * empty runs' step, above. */
             if (*ln + (k1 - k0) > BP_PAIRS_CAP - BP_LANES) {
                 bp_once_work_off(L, *ln, P, A, S, fold_i);
                 *ln = 0u;
