@@ -2940,6 +2940,29 @@ BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 
     nc[b] = (bp_u8)(n + (n < 255u ? soft : 0u));
 }
 
+/* The rare live pair that may be an impact (BP_ONCE_CAND), folded into
+ * both its balls by bp_once_fold. A call of its own in OpenCL C: written
+ * in bp_once_fold_list's loop, its registers (bp_once_held's) pushed the
+ * loop's two array addresses to the stack in PoCL's build, reloaded for
+ * every pair. */
+#ifdef __OPENCL_VERSION__
+#define BP_FN_CAND BP_FN_CALLED
+#else
+#define BP_FN_CAND BP_FN_INLINE
+#endif
+BP_FN_CAND void bp_once_fold_cand(const bp_once_list *L, bp_u32 lv, bp_u32 jw,
+                                  const bp_step_params *P, const bp_block_arrays *A, int fold_i)
+{
+    bp_u32 i = lv & ~(BP_ONCE_CAND | BP_ONCE_SOFT), rp = BP_ONCE_I(jw);
+    bp_u32 j = jw & BP_ONCE_JBITS;
+    int soft = (int)((lv / BP_ONCE_SOFT) & 1u);
+    float t = L->t[BP_REC_INV(rp)];
+    if (fold_i)
+        bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, soft, L->ti[rp]);
+    if (!(j & BP_ONCE_NOJ))
+        bp_once_fold(P, A, j, i, t, 1, soft, L->tj[rp]);
+}
+
 BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
                                     const bp_step_params *P, const bp_block_arrays *A,
                                     int fold_i)
@@ -2952,11 +2975,7 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
         bp_u32 j = jw & BP_ONCE_JBITS;
         bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
         if (lv & BP_ONCE_CAND) {
-            float t = L->t[BP_REC_INV(rp)];
-            if (fold_i)
-                bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, (int)soft, L->ti[rp]);
-            if (!(j & BP_ONCE_NOJ))
-                bp_once_fold(P, A, j, i, t, 1, (int)soft, L->tj[rp]);
+            bp_once_fold_cand(L, lv, jw, P, A, fold_i);
             continue;
         }
         if (fold_i)
