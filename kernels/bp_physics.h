@@ -2951,12 +2951,10 @@ BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 
 #else
 #define BP_FN_CAND BP_FN_INLINE
 #endif
-BP_FN_CAND void bp_once_fold_cand(const bp_once_list *L, bp_u32 lv, bp_u32 jw,
-                                  const bp_step_params *P, const bp_block_arrays *A, int fold_i)
+BP_FN_CAND void bp_once_fold_cand(const bp_once_list *L, bp_u32 i, bp_u32 j, bp_u32 rp,
+                                  int soft, const bp_step_params *P, const bp_block_arrays *A,
+                                  int fold_i)
 {
-    bp_u32 i = lv & ~(BP_ONCE_CAND | BP_ONCE_SOFT), rp = BP_ONCE_I(jw);
-    bp_u32 j = jw & BP_ONCE_JBITS;
-    int soft = (int)((lv / BP_ONCE_SOFT) & 1u);
     float t = L->t[BP_REC_INV(rp)];
     if (fold_i)
         bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, soft, L->ti[rp]);
@@ -2976,7 +2974,7 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
         bp_u32 j = jw & BP_ONCE_JBITS;
         bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
         if (lv & BP_ONCE_CAND) {
-            bp_once_fold_cand(L, lv, jw, P, A, fold_i);
+            bp_once_fold_cand(L, i, j, rp, (int)soft, P, A, fold_i);
             continue;
         }
         if (fold_i)
