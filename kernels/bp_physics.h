@@ -105,6 +105,16 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #ifndef BP_LANES
 #define BP_LANES 4
 #endif
+/* The pair evaluation's two parts (bp_vpair_geom, bp_vpair_eval) inlined
+ * in the C builds of fewer than 16 lanes too: GCC inlines them in the
+ * 16-lane build but left both calls in the 8-lane one (AVX2), with the
+ * pair's vectors passed through memory (the eightieth session, on a
+ * Zen 3: 5% fewer instructions, docs/benchmarks.md). */
+#if !defined(__OPENCL_VERSION__) && BP_LANES < 16
+#define BP_FN_PAIR BP_FN_INLINE
+#else
+#define BP_FN_PAIR BP_FN
+#endif
 #ifdef __OPENCL_VERSION__
 /* Clang compiling OpenCL C for an x86 CPU device with AVX2 (PoCL) has
  * AVX2's instructions as builtins. OpenCL C has no mask-to-bits and its
@@ -1596,7 +1606,7 @@ typedef struct bp_vgeom {
 /* bp_pair_soft's geometry in BP_LANES lanes, for the lanes in `on`; act
  * is the lanes that count as contacts. A deep overlap takes
  * bp_deep_normal one lane at a time (it is rare). */
-BP_FN void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vgeom *g)
+BP_FN_PAIR void bp_vpair_geom(const bp_step_params *P, const bp_vpair *q, bp_vi on, bp_vgeom *g)
 {
     float h = P->h, rest = P->rest_speed;
     bp_vf zero = BP_VSPLAT(0.0f), ri = q->ri, rj = q->rj;
@@ -1780,7 +1790,7 @@ BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const fl
  * pair fields, are filled; mj and nj are gathered here from m and split
  * at J, only when a lane is close). Returns 0 when no lane adds anything
  * (then *o is not written), which is most groups of the rain. */
-BP_FN int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
+BP_FN_PAIR int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
                         BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split, const bp_u32 *J,
                         bp_vterms *o, bp_vpush *oj)
 {
