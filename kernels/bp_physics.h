@@ -1791,8 +1791,8 @@ BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const fl
  * at J, only when a lane is close). Returns 0 when no lane adds anything
  * (then *o is not written), which is most groups of the rain. */
 BP_FN_PAIR int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
-                        BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split, const bp_u32 *J,
-                        bp_vterms *o, bp_vpush *oj)
+                             BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
+                             const bp_u32 *J, bp_vterms *o, bp_vpush *oj)
 {
     bp_vf near_d = BP_CLOSE_DIST(P, v->rsum);
     bp_vi close = (v->d2 < near_d * near_d) & lane;
