@@ -2933,7 +2933,7 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf 
  * fifty-third session, docs/benchmarks.md). GCC's build keeps them in
  * registers either way, and inlines it. */
 #ifdef __OPENCL_VERSION__
-#define BP_FN_FOLD BP_FN_CALLED
+#define BP_FN_FOLD BP_FN_CALLED /* also bp_once_fold_cand's, below */
 #else
 #define BP_FN_FOLD BP_FN_INLINE /* GCC's inlining as when it was written in place */
 #endif
@@ -2955,13 +2955,9 @@ BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 
  * in bp_once_fold_list's loop, its registers (bp_once_held's) pushed the
  * loop's two array addresses to the stack in PoCL's build, reloaded for
  * every pair (PoCL's 50k rows 0.98-0.99 of the frame time without them,
- * the rain 10k 0.994; seventy-ninth session, docs/benchmarks.md). */
-#ifdef __OPENCL_VERSION__
-#define BP_FN_CAND BP_FN_CALLED
-#else
-#define BP_FN_CAND BP_FN_INLINE
-#endif
-BP_FN_CAND void bp_once_fold_cand(const bp_once_list *L, bp_u32 i, bp_u32 j, bp_u32 rp,
+ * the rain 10k 0.994; seventy-ninth session, docs/benchmarks.md);
+ * inlined in C, as the fold itself (BP_FN_FOLD). */
+BP_FN_FOLD void bp_once_fold_cand(const bp_once_list *L, bp_u32 i, bp_u32 j, bp_u32 rp,
                                   int soft, const bp_step_params *P, const bp_block_arrays *A,
                                   int fold_i)
 {
