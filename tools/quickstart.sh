@@ -54,19 +54,23 @@ test)
     # Every suite again under the sanitizers; only the physics soak tests on
     # the OpenCL engine are left to the release run (their device code runs
     # inside PoCL, which is not instrumented; the opencl suite covers the
-    # engine's host code).
+    # engine's host code), and the CPU engine's longest soak (suite
+    # long-soak: the rain's 660 frames, a minute under the sanitizers, whose
+    # passes the other soaks run there too).
     echo "== sanitizer build (address, undefined): every suite"
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
         meson test -C build-san --print-errorlogs --num-processes 1 \
         --suite unit --suite scene --suite cli --suite physics --suite reliability \
-        --suite opencl --suite e2e --no-suite physics-opencl 2>&1 | tee -a "$log" || status=1
+        --suite opencl --suite e2e --no-suite physics-opencl --no-suite long-soak \
+        2>&1 | tee -a "$log" || status=1
     if command -v clang >/dev/null 2>&1; then
-        # tests/fuzz: each libFuzzer target 30 s on a copy of its corpus.
+        # tests/fuzz: each libFuzzer target 30 s on a copy of its corpus,
+        # the two at once (each fuzzer is one thread: a core each).
         echo "== fuzz build (clang, libFuzzer, address+undefined): 2 targets, 30 s each"
         [ -f build-fuzz/build.ninja ] || CC=clang meson setup build-fuzz -Dfuzz=true \
             -Db_lundef=false >/dev/null
         ninja -C build-fuzz tests/fuzz/fuzz_scene tests/fuzz/fuzz_world >/dev/null
-        meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 1 \
+        meson test -C build-fuzz --no-rebuild --print-errorlogs --num-processes 2 \
             --suite fuzz 2>&1 | tee -a "$log" || status=1
         # tests/threads: the CPU engine's team of threads and the
         # sandbox's threads (with the OpenCL engine made on a thread of its
