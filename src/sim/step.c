@@ -149,27 +149,49 @@ static void fill_cell(bp_seggrid *sg, uint32_t c, uint32_t seg)
     sg->list[sg->start[c]++] = seg;
 }
 
+static inline uint32_t gap_min(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+/* One row of a sweep of seggrid_gaps: first the three cells of the row
+ * before (near; NULL in the first row), then the cell before in the row,
+ * in the sweep's direction (dir 1: left to right, -1: right to left).
+ * Gaps are at most BP_SEG_GAP_MAX, so one more does not wrap. */
+static void gaps_row(uint32_t *row, const uint32_t *near, int gw, int dir)
+{
+    if (near && gw == 1)
+        row[0] = gap_min(row[0], near[0] + 1u);
+    else if (near) {
+        row[0] = gap_min(row[0], gap_min(near[0], near[1]) + 1u);
+        for (int x = 1; x < gw - 1; x++)
+            row[x] = gap_min(row[x], gap_min(gap_min(near[x - 1], near[x]), near[x + 1]) + 1u);
+        row[gw - 1] = gap_min(row[gw - 1], gap_min(near[gw - 2], near[gw - 1]) + 1u);
+    }
+    if (dir > 0)
+        for (int x = 1; x < gw; x++)
+            row[x] = gap_min(row[x], row[x - 1] + 1u);
+    else
+        for (int x = gw - 2; x >= 0; x--)
+            row[x] = gap_min(row[x], row[x + 1] + 1u);
+}
+
 /* gap[] from start[]: the chessboard distance transform in two sweeps,
  * each taking the four neighbours it has already visited (the cell to the
- * left and three in the row above, then their mirror images). */
+ * left and three in the row above, then their mirror images), row by row:
+ * the row above's three first, then the one to the left, the same minimum
+ * (a huge world's million cells in a few ms, where a division by cell
+ * took 30 ms at every attach) */
 static void seggrid_gaps(bp_seggrid *sg)
 {
-    static const int nb[4][2] = {{-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
     const int gw = sg->gw, gh = sg->gh;
     uint32_t *g = sg->gap;
     for (uint32_t c = 0; c < sg->ncells; c++)
         g[c] = sg->start[c + 1] != sg->start[c] ? 0u : BP_SEG_GAP_MAX;
-    for (int pass = 0; pass < 2; pass++) {
-        const int s = pass == 0 ? 1 : -1;
-        for (int k = 0; k < gw * gh; k++) {
-            const int c = pass == 0 ? k : gw * gh - 1 - k, x = c % gw, y = c / gw;
-            for (int j = 0; j < 4; j++) {
-                int nx = x + s * nb[j][0], ny = y + s * nb[j][1];
-                if (nx >= 0 && nx < gw && ny >= 0 && ny < gh && g[ny * gw + nx] + 1u < g[c])
-                    g[c] = g[ny * gw + nx] + 1u;
-            }
-        }
-    }
+    for (int y = 0; y < gh; y++)
+        gaps_row(g + (size_t)y * gw, y > 0 ? g + (size_t)(y - 1) * gw : NULL, gw, 1);
+    for (int y = gh - 1; y >= 0; y--)
+        gaps_row(g + (size_t)y * gw, y < gh - 1 ? g + (size_t)(y + 1) * gw : NULL, gw, -1);
 }
 
 int bp_seggrid_build(bp_seggrid *sg, const bp_world *w)
