@@ -1419,10 +1419,28 @@ BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
     bp_vf n = convert_float16(__builtin_ia32_permvarsi512(w, as_int16(d)));
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
+#elif defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_permvarsf256)
+/* PoCL's 8 lanes with AVX2: vpermps and vpermd through clang's builtins
+ * (OpenCL C's shuffle() was a store, eight extracts and eight inserts in
+ * PoCL's build: tried that way in the eleventh round, slower) */
+#define BP_HAVE_VPERM 1
+#define BP_OCL_VPERM8 1
+BP_FN bp_vf bp_vperm(BP_GLOBAL const float *a, bp_u32 base, bp_vu d)
+{
+    return __builtin_ia32_permvarsf256(vload8(0, a + base), as_int8(d));
+}
+BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
+{
+    int8 w = convert_int8(vload8(0, split + base));
+    bp_vf n = convert_float8(__builtin_ia32_permvarsi256(w, as_int8(d)));
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
 #endif
 /* bp_vperm from a private array (OpenCL C's pointers name their space) */
 #if defined(BP_OCL_AVX512)
 #define BP_VPERM_P(a, base, d) __builtin_ia32_permvarsf512(vload16(0, (a) + (base)), as_int16(d))
+#elif defined(BP_OCL_VPERM8)
+#define BP_VPERM_P(a, base, d) __builtin_ia32_permvarsf256(vload8(0, (a) + (base)), as_int8(d))
 #elif defined(BP_HAVE_VPERM)
 #define BP_VPERM_P(a, base, d) bp_vperm((a), (base), (d))
 #endif
