@@ -1367,6 +1367,17 @@ BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
     bp_vf n = convert_float16(as_int16((w >> ((j & 3u) * 8u)) & 0xffu));
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
+#elif defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_gatherd_d256)
+/* PoCL's 8 lanes with AVX2: the word gather as the CPU engine's 8-lane
+ * build takes it (its base through an integer, as the 16-lane one's) */
+BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
+{
+    bp_vu j = BP_VLOADU(J);
+    bp_vu w = as_uint8(__builtin_ia32_gatherd_d256((int8)(0), (const int *)(size_t)split,
+                                                   as_int8(j >> 2u), (int8)(-1), 4));
+    bp_vf n = convert_float8(as_int8((w >> ((j & 3u) * 8u)) & 0xffu));
+    return BP_VMAX(n, BP_VSPLAT(1.0f));
+}
 #else
 BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 {
