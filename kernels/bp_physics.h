@@ -1960,19 +1960,6 @@ BP_FN bp_vi bp_screen(BP_GLOBAL const float *spos, bp_u32 ystride,
            (*jv != BP_VUSPLAT(i));
 }
 
-/* bp_screen for bp_once_screen, whose runs start after ball i's slot (so
- * no lane is ball i): one compare fewer between the loads and the
- * compress. */
-BP_FN bp_vi bp_screen_after(BP_GLOBAL const float *spos, bp_u32 ystride,
-                            BP_GLOBAL const bp_u32 *sorted, bp_u32 k, bp_u32 k1, float xi,
-                            float yi, float reach2, bp_vu *jv)
-{
-    bp_vf px = BP_VLOAD(spos + k), py = BP_VLOAD(spos + ystride + k);
-    *jv = BP_VLOADU(sorted + k);
-    bp_vf dx = px - xi, dy = py - yi;
-    return (dx * dx + dy * dy <= reach2) & (BP_VUSPLAT(k) + BP_LANE_IDS < BP_VUSPLAT(k1));
-}
-
 /* Writes ball i's sums of pass 3 out of its fold. */
 BP_FN void bp_fold_store(const bp_fold *f, bp_u32 i, BP_GLOBAL bp_i32 *best,
                          BP_GLOBAL bp_u8 *ncontact, BP_GLOBAL float *sum)
@@ -3210,16 +3197,26 @@ BP_FN_INLINE void bp_once_batch(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const flo
 }
 #else
 /* One screening step of bp_once_screen's portable form (PoCL's, and the
- * 8- and 4-lane C builds'): the BP_LANES slots from s, those before k1 in
- * the run and within reach of ball i (at xi, yi) into the list, flagged
- * BP_ONCE_NOJ at b or after; the list must have room for BP_LANES more. */
+ * 8- and 4-lane C builds'): the BP_LANES slots from s, those in the run
+ * (the lanes below left, each lane holding the slots the run has left
+ * from s on) and within reach of ball i (at xi, yi) into the list,
+ * flagged BP_ONCE_NOJ at b or after where past; the list must have room
+ * for BP_LANES more. The run's end as the lanes' count left, counted
+ * down a step at a time, and signed (a run is under 2^31 slots): one
+ * subtract and one compare a step, where the lanes' slots against the
+ * run's end had been a splat, an add and an unsigned compare (a subtract
+ * and a signed compare in AVX2). past a constant as in bp_once_batch:
+ * the steps of a block whose windows do not reach b test nothing for
+ * it. */
 BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
-                               bp_u32 ystride, BP_GLOBAL const bp_u32 *sorted, bp_u32 s,
-                               bp_u32 k1, float xi, float yi, float reach2, bp_u32 b, bp_u32 w)
+                               BP_GLOBAL const float *sposy, BP_GLOBAL const bp_u32 *sorted,
+                               bp_u32 s, bp_vi left, float xi, float yi, float reach2, bp_u32 b,
+                               bp_u32 w, int past)
 {
-    bp_vu jv;
-    bp_vi in = bp_screen_after(spos, ystride, sorted, s, k1, xi, yi, reach2, &jv);
-    if (s + BP_LANES > b)
+    bp_vf dx = BP_VLOAD(spos + s) - xi, dy = BP_VLOAD(sposy + s) - yi;
+    bp_vu jv = BP_VLOADU(sorted + s);
+    bp_vi in = (dx * dx + dy * dy <= reach2) & (BP_VASI(BP_LANE_IDS) < left);
+    if (past && s + BP_LANES > b)
         jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
                    BP_VUSPLAT(BP_ONCE_NOJ));
     BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
@@ -3255,8 +3252,8 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
     I.w = _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT));
     __m512i vb = _mm512_set1_epi32((int)b);
 #else
+    BP_GLOBAL const float *sposy = spos + P->ystride;
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
-    (void)past; /* the portable step tests for b where a step reaches it */
 #endif
     /* each row's run from the ends of the window's first row, a row
      * (gw cells) on each time: the row's start from gy * gw and the
@@ -3292,9 +3289,12 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
          * it had the mask through a general register and a conditional
          * move (the rain 10k 1-1.5% slower, sixty-ninth session). */
 #define BP_ONCE_STEP(s) bp_once_batch(L, ln, spos, sposy, sorted, &I, (s), vk1, vb, past)
+#define BP_ONCE_NEXT(s) ((s) += BP_LANES)
 #else
+#define BP_ONCE_NEXT(s) ((s) += BP_LANES, left = left - BP_LANES)
+        bp_vi left = BP_VASI(BP_VUSPLAT(k1 - k0));
 #define BP_ONCE_STEP(s) \
-    bp_once_step(L, ln, spos, P->ystride, sorted, (s), k1, xi, yi, reach2, b, w)
+    bp_once_step(L, ln, spos, sposy, sorted, (s), left, xi, yi, reach2, b, w, past)
 #endif
         bp_u32 s = k0;
         if (k1 - k0 <= BP_PAIRS_CAP - 2u * BP_LANES) {
@@ -3313,7 +3313,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
             }
             do {
                 BP_ONCE_STEP(s);
-                s += BP_LANES;
+                BP_ONCE_NEXT(s);
             } while (s < k1);
         } else { /* a run longer than the list: its room made step by step */
             do {
@@ -3322,10 +3322,11 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                     *ln = 0u;
                 }
                 BP_ONCE_STEP(s);
-                s += BP_LANES;
+                BP_ONCE_NEXT(s);
             } while (s < k1);
         }
 #undef BP_ONCE_STEP
+#undef BP_ONCE_NEXT
     }
 }
 
