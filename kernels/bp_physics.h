@@ -2635,14 +2635,17 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
     L->n = 0u;
 }
 
-/* bp_grid_coord, lane by lane. */
+/* bp_grid_coord, lane by lane: c clamped into [0, n - 1] as a float and
+ * then truncated. BP_VMAX and BP_VMIN give their second operand for a NaN
+ * (and where equal), so a NaN c is 0, as !(c >= 0) makes it there, and
+ * c >= n - 1 is n - 1 (a float exactly: n < 2^24); in between the
+ * truncation is bp_grid_coord's. Four vector instructions where the
+ * selects by two compares took about nine (the 8-lane build's rain 10k
+ * 1.5% fewer instructions in all; eighty-third session), and no lane
+ * converted out of range. */
 BP_FN bp_vi bp_vgrid_coord(bp_vf v, float inv_cell, bp_i32 n)
 {
-    bp_vf c = v * inv_cell;
-    bp_vi t = BP_VTOI(c); /* the lanes it is kept in are in range */
-    bp_vi top = c >= (float)(n - 1);
-    bp_vi below = ~(c >= 0.0f); /* and NaN */
-    return ~below & ((top & (n - 1)) | (~top & t));
+    return BP_VTOI(BP_VMIN(BP_VMAX(v * inv_cell, BP_VSPLAT(0.0f)), BP_VSPLAT((float)(n - 1))));
 }
 
 /* bp_clampi, lane by lane. */
