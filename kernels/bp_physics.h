@@ -1418,40 +1418,36 @@ BP_FN bp_vf bp_vperm_split_n(const bp_u8 *split, bp_u32 base, bp_vu d)
     bp_vf n = __builtin_convertvector((bp_vi)_mm256_permutevar8x32_epi32(w, (__m256i)d), bp_vf);
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
-#elif defined(BP_OCL_AVX512)
+#elif defined(BP_OCL_AVX512) || \
+    (defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_permvarsf256))
+/* PoCL's 16 lanes with AVX-512 and 8 lanes with AVX2: vpermps and vpermd
+ * through clang's builtins of the lanes' width (OpenCL C's shuffle() was
+ * a store, eight extracts and eight inserts in PoCL's 8-lane build: tried
+ * that way in the eleventh round, slower) */
 #define BP_HAVE_VPERM 1
+#if BP_LANES == 16
+#define BP_OCL_PERMPS(v, d) __builtin_ia32_permvarsf512((v), as_int16(d))
+#define BP_OCL_PERMD(v, d) __builtin_ia32_permvarsi512((v), as_int16(d))
+#define BP_OCL_VLOADN(p) vload16(0, (p))
+#else
+#define BP_OCL_PERMPS(v, d) __builtin_ia32_permvarsf256((v), as_int8(d))
+#define BP_OCL_PERMD(v, d) __builtin_ia32_permvarsi256((v), as_int8(d))
+#define BP_OCL_VLOADN(p) vload8(0, (p))
+#endif
 BP_FN bp_vf bp_vperm(BP_GLOBAL const float *a, bp_u32 base, bp_vu d)
 {
-    return __builtin_ia32_permvarsf512(vload16(0, a + base), as_int16(d));
+    return BP_OCL_PERMPS(BP_OCL_VLOADN(a + base), d);
 }
 BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
 {
-    int16 w = convert_int16(vload16(0, split + base));
-    bp_vf n = convert_float16(__builtin_ia32_permvarsi512(w, as_int16(d)));
-    return BP_VMAX(n, BP_VSPLAT(1.0f));
-}
-#elif defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_permvarsf256)
-/* PoCL's 8 lanes with AVX2: vpermps and vpermd through clang's builtins
- * (OpenCL C's shuffle() was a store, eight extracts and eight inserts in
- * PoCL's build: tried that way in the eleventh round, slower) */
-#define BP_HAVE_VPERM 1
-#define BP_OCL_VPERM8 1
-BP_FN bp_vf bp_vperm(BP_GLOBAL const float *a, bp_u32 base, bp_vu d)
-{
-    return __builtin_ia32_permvarsf256(vload8(0, a + base), as_int8(d));
-}
-BP_FN bp_vf bp_vperm_split_n(BP_GLOBAL const bp_u8 *split, bp_u32 base, bp_vu d)
-{
-    int8 w = convert_int8(vload8(0, split + base));
-    bp_vf n = convert_float8(__builtin_ia32_permvarsi256(w, as_int8(d)));
+    bp_vi w = BP_VTOI(BP_OCL_VLOADN(split + base)); /* the bytes widened */
+    bp_vf n = BP_VUTOF(BP_OCL_PERMD(w, d));
     return BP_VMAX(n, BP_VSPLAT(1.0f));
 }
 #endif
 /* bp_vperm from a private array (OpenCL C's pointers name their space) */
-#if defined(BP_OCL_AVX512)
-#define BP_VPERM_P(a, base, d) __builtin_ia32_permvarsf512(vload16(0, (a) + (base)), as_int16(d))
-#elif defined(BP_OCL_VPERM8)
-#define BP_VPERM_P(a, base, d) __builtin_ia32_permvarsf256(vload8(0, (a) + (base)), as_int8(d))
+#if defined(BP_OCL_PERMPS)
+#define BP_VPERM_P(a, base, d) BP_OCL_PERMPS(BP_OCL_VLOADN((a) + (base)), (d))
 #elif defined(BP_HAVE_VPERM)
 #define BP_VPERM_P(a, base, d) bp_vperm((a), (base), (d))
 #endif
@@ -3244,11 +3240,10 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                           bp_u32 b, int fold_i, int past)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
-    BP_GLOBAL const float *spos = A->spos;
+    BP_GLOBAL const float *spos = A->spos, *sposy = spos + P->ystride;
     bp_u32 w = k - S->k0;
     bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
 #ifdef BP_ROW_MASKED
-    BP_GLOBAL const float *sposy = spos + P->ystride;
     bp_once_i I;
     I.x = _mm512_set1_ps(S->x[w]);
     I.y = _mm512_set1_ps(S->y[w]);
@@ -3256,7 +3251,6 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
     I.w = _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT));
     __m512i vb = _mm512_set1_epi32((int)b);
 #else
-    BP_GLOBAL const float *sposy = spos + P->ystride;
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
 #endif
     /* each row's run from the ends of the window's first row, a row
