@@ -2818,7 +2818,8 @@ typedef struct bp_once_list {
      * it then is (BP_ALIGN64) */
     BP_ALIGN64 bp_u32 j[BP_PAIRS_CAP + BP_LANES];
     float t[BP_PAIRS_CAP + BP_LANES];
-    /* pair p's terms for ball i and for ball j, at BP_REC(p) */
+    /* pair p's terms for ball i and for ball j, at BP_REC(p) (tj is not
+     * written in a world of one mass: bp_once_work_off's negj) */
     bp_f4 ti[BP_PAIRS_CAP + BP_LANES], tj[BP_PAIRS_CAP + BP_LANES];
     /* The pairs that add something, in list order, as the fold reads
      * them: in live, ball i, BP_ONCE_CAND if it may be an impact,
@@ -2937,7 +2938,8 @@ BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf 
 }
 
 /* Folds the list's nlive live pairs (bp_once_work_off) into their balls'
- * records in list order, which is each ball's neighbour order; without a
+ * records in list order, which is each ball's neighbour order (ball j's
+ * terms from tj, or with negj ball i's negated); without a
  * branch but for the rare pair that may be a ball's impact partner
  * (bp_once_fold). Keeping ball i's sums in registers over its run of
  * pairs paid while a sum was four arrays: a record is one load and one
@@ -2974,18 +2976,18 @@ BP_FN_INLINE void bp_once_add(BP_GLOBAL float *sum, BP_GLOBAL bp_u8 *nc, bp_u32 
  * inlined in C, as the fold itself (BP_FN_FOLD). */
 BP_FN_FOLD void bp_once_fold_cand(const bp_once_list *L, bp_u32 i, bp_u32 j, bp_u32 rp,
                                   int soft, const bp_step_params *P, const bp_block_arrays *A,
-                                  int fold_i)
+                                  int fold_i, int negj)
 {
     float t = L->t[BP_REC_INV(rp)];
     if (fold_i)
         bp_once_fold(P, A, i, j & ~BP_ONCE_NOJ, t, 1, soft, L->ti[rp]);
     if (!(j & BP_ONCE_NOJ))
-        bp_once_fold(P, A, j, i, t, 1, soft, L->tj[rp]);
+        bp_once_fold(P, A, j, i, t, 1, soft, negj ? -L->ti[rp] : L->tj[rp]);
 }
 
 BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
                                     const bp_step_params *P, const bp_block_arrays *A,
-                                    int fold_i)
+                                    int fold_i, int negj)
 {
     BP_GLOBAL float *sum = A->sum;
     BP_GLOBAL bp_u8 *nc = A->ncontact;
@@ -2995,24 +2997,25 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
         bp_u32 j = jw & BP_ONCE_JBITS;
         bp_u32 soft = (lv / BP_ONCE_SOFT) & 1u;
         if (lv & BP_ONCE_CAND) {
-            bp_once_fold_cand(L, i, j, rp, (int)soft, P, A, fold_i);
+            bp_once_fold_cand(L, i, j, rp, (int)soft, P, A, fold_i, negj);
             continue;
         }
+        bp_f4 ti = L->ti[rp];
         if (fold_i)
-            bp_once_add(sum, nc, i, L->ti[rp], soft);
+            bp_once_add(sum, nc, i, ti, soft);
         if (!(j & BP_ONCE_NOJ))
-            bp_once_add(sum, nc, j, L->tj[rp], soft);
+            bp_once_add(sum, nc, j, negj ? -ti : L->tj[rp], soft);
     }
 }
 
-/* Evaluates the list's n pairs (balls i of block S) and folds each into
- * its ball i (if fold_i) and its ball j (unless flagged). */
-BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
-                                   const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
+/* Evaluates the list's n pairs (balls i of block S), n > 0, and folds
+ * each into its ball i (if fold_i) and its ball j (unless flagged); with
+ * negj, ball j's terms as ball i's negated (bp_once_work_off, below). */
+BP_FN_INLINE void bp_once_work_off_as(bp_once_list *L, bp_u32 n, const bp_step_params *P,
+                                      const bp_block_arrays *A, const bp_slot_block *S,
+                                      int fold_i, int negj)
 {
     bp_u32 nlive = 0u;
-    if (n == 0u)
-        return;
     for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
         L->j[k] = L->j[n - n % BP_LANES];
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
@@ -3028,13 +3031,14 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         bp_vterms o;
         bp_vpush oj;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
-        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, &oj))
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, negj ? 0 : &oj))
             continue;
         bp_vi live = (o.soft | o.cand) & lane;
         if (BP_VANY(o.cand & lane)) /* the times, for the rare candidates only */
             BP_VSTORE(o.t, L->t + p);
         bp_vstore_records_any(o.dvx, o.dvy, o.px, o.py, (float *)(L->ti + p));
-        bp_vstore_records_any(oj.dvx, oj.dvy, oj.px, oj.py, (float *)(L->tj + p));
+        if (!negj)
+            bp_vstore_records_any(oj.dvx, oj.dvy, oj.px, oj.py, (float *)(L->tj + p));
         bp_vu flags = (BP_VASU(o.cand) & BP_VUSPLAT(BP_ONCE_CAND)) |
                       (BP_VASU(o.soft) & BP_VUSPLAT(BP_ONCE_SOFT));
         bp_vu rec = BP_REC(BP_LANE_IDS + BP_VUSPLAT(p));
@@ -3043,7 +3047,30 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
         BP_VCOMPRESS(L->livej, nj, live,
                      (word & BP_VUSPLAT(BP_ONCE_JBITS)) | (rec << BP_ONCE_ISHIFT));
     }
-    bp_once_fold_list(L, nlive, P, A, fold_i);
+    bp_once_fold_list(L, nlive, P, A, fold_i, negj);
+}
+
+/* In a world of one mass (bp_step_params.m0, and m0 + m0 finite: every
+ * lane of every group takes bp_vpair_soft's `same`) ball j's terms are
+ * ball i's negated, up to the sign of a zero: the same mass shares, and
+ * every product with a normal, sliding velocity or push direction taken
+ * the other way round, each difference and sum of them a rounding of the
+ * negated exact value. So the evaluation leaves ball j's terms out (no
+ * second bp_vsoft_terms and no records of them, negj) and the fold adds
+ * ball i's record negated to ball j's sums: the same bits, as no sum
+ * started at +0 can see a zero's sign (x + -0 and x + +0 are x, +0 for
+ * x = +0). The pile 50k 0.91-0.96 of the frame time, the rain 10k
+ * 0.96, PoCL 0.96 and 0.98-0.99 (eighty-fifth session,
+ * docs/benchmarks.md). */
+BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
+                                   const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
+{
+    if (n == 0u)
+        return;
+    if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX)
+        bp_once_work_off_as(L, n, P, A, S, fold_i, 1);
+    else
+        bp_once_work_off_as(L, n, P, A, S, fold_i, 0);
 }
 
 /* Clears the sums of the balls in slots *z .. to-1; *z = to (if more).
