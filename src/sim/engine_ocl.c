@@ -67,8 +67,11 @@
 #define TEAM_PARTS_MAX 4u
 /* The most balls of a world whose grid bp_k_steps merges from the last
  * sub-step's (kernels/bp_physics.h) instead of counting it anew, as the
- * CPU engine's MERGE_MAX_BALLS (docs/benchmarks.md, fifty-first session) */
-#define TEAM_MERGE_MAX 32768u
+ * CPU engine's MERGE_MAX_BALLS (docs/benchmarks.md, fifty-first session;
+ * 32,768 until the eighty-fifth, whose Zen 3 ran PoCL's pile 50k 0.95-0.98
+ * of the frame time merged, its rain 50k level, its rain 200k 0.91 in
+ * the bench's rows in turns) */
+#define TEAM_MERGE_MAX 262143u
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
 
