@@ -17,6 +17,7 @@
 #include "step.h"
 #include "cpu_blocks.h"
 #include "grid_merge.h"
+#include "order.h"
 #include "team_pick.h"
 
 #include <sched.h>
@@ -72,9 +73,10 @@ typedef struct cpu_engine {
  * host since the eightieth, the merge won at every size up to the
  * bench's 200k: ab_frames 0.95 on the pile 50k, 0.97-0.99 on the rain
  * 50k, 0.94 on the rain 100k, 0.93-0.96 on the rain 200k; the bench's
- * rows in turns 0.87, 0.96, 0.98 and 0.94. Worlds of 262,144 balls or
- * more (a GPU's, re-sorted less often: order.h) still count. */
-#define MERGE_MAX_BALLS 262143u
+ * rows in turns 0.87, 0.96, 0.98 and 0.94. Worlds of BP_ORDER_LARGE
+ * (262,144) balls or more (a GPU's, re-sorted less often: order.h) still
+ * count. */
+#define MERGE_MAX_BALLS (BP_ORDER_LARGE - 1u)
 
 /* Floats between two threads' v2t slots: a cache line each. */
 #define V2T_STRIDE 16

@@ -70,8 +70,8 @@
  * CPU engine's MERGE_MAX_BALLS (docs/benchmarks.md, fifty-first session;
  * 32,768 until the eighty-fifth, whose Zen 3 ran PoCL's pile 50k 0.95-0.98
  * of the frame time merged, its rain 50k level, its rain 200k 0.91 in
- * the bench's rows in turns) */
-#define TEAM_MERGE_MAX 262143u
+ * the bench's rows in turns); below BP_ORDER_LARGE, as there */
+#define TEAM_MERGE_MAX (BP_ORDER_LARGE - 1u)
 #define BP_OCL_CHUNK_MIN 128
 #define BP_OCL_CHUNK_MAX 1024
 
