@@ -498,9 +498,11 @@ static const unsigned long long bp_lanes_of[256] = {
  * lanes on to the front, and one store. No branch on the mask (a loop
  * over its bits mispredicts: most masks of the screening are 0 to 3 lanes
  * on, anywhere). */
-#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+#define BP_VCOMPRESS(dst, n, m, vals) BP_VCOMPRESS_BITS(dst, n, BP_VMASK(m), vals)
+/* the same from the lanes' mask as bits, mk below 256 */
+#define BP_VCOMPRESS_BITS(dst, n, mk, vals)                                              \
     do {                                                                                 \
-        bp_u32 mk_ = BP_VMASK(m);                                                        \
+        bp_u32 mk_ = (mk);                                                               \
         __m256i p_ = _mm256_cvtepu8_epi32(                                               \
             _mm_loadl_epi64((const __m128i *)(const void *)(bp_lanes_of + mk_)));        \
         _mm256_storeu_si256((__m256i *)(void *)((dst) + (n)),                            \
@@ -2663,6 +2665,9 @@ BP_FN bp_vi bp_vmaxi(bp_vi a, bp_vi b)
 typedef struct bp_block_reach {
     float reach2[BP_BLOCK];
     bp_i32 x0[BP_BLOCK], x1[BP_BLOCK], y0[BP_BLOCK], y1[BP_BLOCK];
+    /* for bp_once_screen (bp_slot_block_lanes, bp_slot_block_one): the
+     * window's first cell (y0 gw + x0), its rows and its cells a row */
+    bp_u32 c0[BP_BLOCK], nrow[BP_BLOCK], span[BP_BLOCK];
 } bp_block_reach;
 
 /* bp_reach and bp_search_window of BP_LANES balls at (x, y), moving at
@@ -3114,6 +3119,16 @@ BP_FN void bp_slot_block_lanes(const bp_step_params *P, const bp_block_arrays *A
      * which this pass does not screen: its window starts at its row */
     bp_vi cy = bp_vgrid_coord(BP_GY(x, y), P->inv_cell, P->gh);
     BP_VSTORE(cy, S->W.y0 + w);
+    /* the window's first cell, rows and span for bp_once_screen, made
+     * here in lanes: made there, ball by ball, they had cost it a
+     * multiply and six more instructions a ball (eighty-sixth session) */
+    bp_vi x0 = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.x0 + w)));
+    bp_vi x1 = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.x1 + w)));
+    bp_vi y1 = BP_VASI(BP_VLOADU((const bp_u32 *)(S->W.y1 + w)));
+    bp_vu c0 = BP_VASU(cy * P->gw + x0), nr = BP_VASU(y1 - cy + 1), sp = BP_VASU(x1 - x0 + 1);
+    BP_VSTORE(c0, S->W.c0 + w);
+    BP_VSTORE(nr, S->W.nrow + w);
+    BP_VSTORE(sp, S->W.span + w);
 }
 
 /* Entry w of S: the ball in slot k, or padding (0) where there is none. */
@@ -3135,6 +3150,9 @@ BP_FN void bp_slot_block_one(const bp_step_params *P, const bp_block_arrays *A, 
     S->id[w] = i;
     bp_window_one(P, vmax, S->x[w], S->y[w], S->vx[w], S->vy[w], S->r[w], &S->W, w);
     S->W.y0[w] = bp_grid_coord(BP_GY(S->x[w], S->y[w]), P->inv_cell, P->gh);
+    S->W.c0[w] = (bp_u32)(S->W.y0[w] * P->gw + S->W.x0[w]);
+    S->W.nrow[w] = (bp_u32)(S->W.y1[w] - S->W.y0[w] + 1);
+    S->W.span[w] = (bp_u32)(S->W.x1[w] - S->W.x0[w] + 1);
 }
 
 /* J: the BP_LANES indices at p for a gather, in private memory in OpenCL
@@ -3247,6 +3265,29 @@ BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const floa
                    BP_VUSPLAT(BP_ONCE_NOJ));
     BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
 }
+
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 8 && defined(__BMI2__)
+/* The 8-lane C build (x86-64-v3, which has BMI2): the lanes in the run
+ * cut from the compare's mask as bits, the run's lanes left a count in a
+ * general register (below 256: bzhi reads its low 8 bits; the long runs'
+ * path clamps it) instead of a vector counted down and compared: one
+ * instruction fewer a step, and no splat of the count a row (the rain
+ * 10k 3.5% fewer instructions, eighty-sixth session). The same lanes. */
+#define BP_ONCE_BITS 1
+BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, const float *spos,
+                                    const float *sposy, const bp_u32 *sorted, bp_u32 s,
+                                    bp_u32 left, float xi, float yi, float reach2, bp_u32 b,
+                                    bp_u32 w, int past)
+{
+    bp_vf dx = BP_VLOAD(spos + s) - xi, dy = BP_VLOAD(sposy + s) - yi;
+    bp_vu jv = BP_VLOADU(sorted + s);
+    bp_u32 mk = _bzhi_u32(BP_VMASK(dx * dx + dy * dy <= reach2), left);
+    if (past && s + BP_LANES > b)
+        jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
+                   BP_VUSPLAT(BP_ONCE_NOJ));
+    BP_VCOMPRESS_BITS(L->j, *ln, mk, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
+}
+#endif
 #endif
 
 /* The pairs of the ball in slot k of block S with the balls in slots
@@ -3264,12 +3305,11 @@ BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const floa
 #define BP_ONCE_ALL 0xffffffffu /* hi for no end but the rows' */
 BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
                           bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
-                          bp_u32 b, int fold_i, int past)
+                          bp_u32 b, int fold_i, int past, int own)
 {
     BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
     BP_GLOBAL const float *spos = A->spos, *sposy = spos + P->ystride;
     bp_u32 w = k - S->k0;
-    bp_i32 x0 = S->W.x0[w], x1 = S->W.x1[w];
 #ifdef BP_ROW_MASKED
     bp_once_i I;
     I.x = _mm512_set1_ps(S->x[w]);
@@ -3288,22 +3328,30 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
      * cells on from its start, and the rows counted down (one pointer and
      * no row index: 2 of the 25 instructions a row, eighty-third
      * session) */
-    bp_u32 gw = (bp_u32)P->gw, wy0 = (bp_u32)S->W.y0[w];
-    bp_u32 rows = (bp_u32)(S->W.y1[w] - S->W.y0[w]) + 1u, span = (bp_u32)(x1 - x0) + 1u;
-    BP_GLOBAL const bp_u32 *cs = cell_start + wy0 * gw + (bp_u32)x0;
-    for (; rows > 0u; rows--, cs += gw) {
-        bp_u32 k0 = cs[0], k1 = cs[span];
-        k0 = k0 > lo ? k0 : lo;
-        k1 = k1 < hi ? k1 : hi;
-        /* an empty run (k0 >= k1, k0 at most n: the pad past the last
-         * ball is read) takes its step too, with no lane on: no branch
-         * on the run's length where most runs take one step (the
-         * 16-lane C build since ae49a6b; the portable step since the
-         * seventy-seventh session, together with the list's room made
-         * once a run below: PoCL's rain 50k and pile 50k 0.99 of the
-         * frame time, its rain 10k level, the 8-lane C build's rain
-         * 0.97) */
-        k1 = k1 > k0 ? k1 : k0;
+    bp_u32 gw = (bp_u32)P->gw, rows = S->W.nrow[w], span = S->W.span[w];
+    BP_GLOBAL const bp_u32 *cs = cell_start + S->W.c0[w];
+    /* own (lo = k + 1, hi BP_ONCE_ALL: a block's own balls, whose window
+     * starts at the ball's own row and cell column x0 <= its own <= x1):
+     * the first row's run starts right after slot k (cs[0] <= k <
+     * cs[span]), and each later row's run after the first's end, so no
+     * run needs the minimum and maximums below, nor its start loaded in
+     * the first row: 4 instructions a row (eighty-sixth session). The
+     * same runs. */
+    bp_u32 k0 = own ? lo : cs[0], k1 = cs[span];
+    for (;;) {
+        if (!own) {
+            k0 = k0 > lo ? k0 : lo;
+            k1 = k1 < hi ? k1 : hi;
+            /* an empty run (k0 >= k1, k0 at most n: the pad past the
+             * last ball is read) takes its step too, with no lane on: no
+             * branch on the run's length where most runs take one step
+             * (the 16-lane C build since ae49a6b; the portable step since
+             * the seventy-seventh session, together with the list's room
+             * made once a run below: PoCL's rain 50k and pile 50k 0.99 of
+             * the frame time, its rain 10k level, the 8-lane C build's
+             * rain 0.97) */
+            k1 = k1 > k0 ? k1 : k0;
+        }
 #ifdef BP_ROW_MASKED
         __m512i vk1 = _mm512_set1_epi32((int)k1);
         /* The lanes in the run (slot < k1) and those at b or after by
@@ -3318,23 +3366,33 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
          * move (the rain 10k 1-1.5% slower, sixty-ninth session). */
 #define BP_ONCE_STEP(s) bp_once_batch(L, ln, spos, sposy, sorted, &I, (s), vk1, vb, past)
 #define BP_ONCE_NEXT(s) ((s) += BP_LANES)
+#define BP_ONCE_LEFT_CLAMP()
+#elif defined(BP_ONCE_BITS)
+        bp_u32 left = k1 - k0;
+#define BP_ONCE_STEP(s) \
+    bp_once_step_bits(L, ln, spos, sposy, sorted, (s), left, xi, yi, reach2, b, w, past)
+#define BP_ONCE_NEXT(s) ((s) += BP_LANES, left -= BP_LANES)
+#define BP_ONCE_LEFT_CLAMP() (left = k1 - s < 255u ? k1 - s : 255u)
 #else
-#define BP_ONCE_NEXT(s) ((s) += BP_LANES, left = left - BP_LANES)
         bp_vi left = BP_VASI(BP_VUSPLAT(k1 - k0));
 #define BP_ONCE_STEP(s) \
     bp_once_step(L, ln, spos, sposy, sorted, (s), left, xi, yi, reach2, b, w, past)
+#define BP_ONCE_NEXT(s) ((s) += BP_LANES, left = left - BP_LANES)
+#define BP_ONCE_LEFT_CLAMP()
 #endif
         bp_u32 s = k0;
-        if (k1 - k0 <= BP_PAIRS_CAP - 2u * BP_LANES) {
-            /* The list's room for the whole run made once before its
-             * steps: the run's steps add at most k1 - k0 pairs, and the
-             * last one stores its BP_LANES words at most k1 - k0 - 1 past
-             * *ln (or at *ln, for an empty run). Checked before each step,
-             * the call of bp_once_work_off sat inside the steps' loop:
-             * the C build's rain 10k 0.97-0.98 of the frame time without
-             * it, the 50k worlds 0.97 (sixty-ninth session). Alone it was
-             * level in PoCL's build and the 8-lane C build; with the
-             * empty runs' step, above. */
+        /* The list's room for the whole run made once before its steps:
+         * the run's steps add at most k1 - k0 pairs, and the last one
+         * stores its BP_LANES words at most k1 - k0 - 1 past *ln (or at
+         * *ln, for an empty run). Checked before each step, the call of
+         * bp_once_work_off sat inside the steps' loop: the C build's rain
+         * 10k 0.97-0.98 of the frame time without it, the 50k worlds 0.97
+         * (sixty-ninth session). Alone it was level in PoCL's build and
+         * the 8-lane C build; with the empty runs' step, above. The run
+         * that fits the list as it is tested first, so most runs take one
+         * test, not two (eighty-sixth session). */
+        if (*ln + (k1 - k0) <= BP_PAIRS_CAP - BP_LANES ||
+            k1 - k0 <= BP_PAIRS_CAP - 2u * BP_LANES) {
             if (*ln + (k1 - k0) > BP_PAIRS_CAP - BP_LANES) {
                 bp_once_work_off(L, *ln, P, A, S, fold_i);
                 *ln = 0u;
@@ -3349,12 +3407,19 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
                     bp_once_work_off(L, *ln, P, A, S, fold_i);
                     *ln = 0u;
                 }
+                BP_ONCE_LEFT_CLAMP();
                 BP_ONCE_STEP(s);
                 BP_ONCE_NEXT(s);
             } while (s < k1);
         }
 #undef BP_ONCE_STEP
 #undef BP_ONCE_NEXT
+#undef BP_ONCE_LEFT_CLAMP
+        if (--rows == 0u)
+            break;
+        cs += gw;
+        k0 = cs[0];
+        k1 = cs[span];
     }
 }
 
@@ -3452,7 +3517,7 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
                 if (S.W.y1[w] * P->gw + S.W.x1[w] >= ca)
                     hk[nh++] = w;
             for (bp_u32 q = 0u; q < nh; q++)
-                bp_once_screen(P, A, &L, &ln, &S, hk[q], a, b, b, 0, 0);
+                bp_once_screen(P, A, &L, &ln, &S, hk[q], a, b, b, 0, 0, 0);
             bp_once_work_off(&L, ln, P, A, &S, 0);
             ln = 0u;
         }
@@ -3469,10 +3534,10 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
          * with a row's end folds away: every cell_start is at most n). */
         if (e < b) /* no window of the block reaches slot b */
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 0);
+                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 0, 1);
         else
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 1);
+                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 1, 1);
         bp_once_work_off(&L, ln, P, A, &S, 1);
         ln = 0u;
     }
