@@ -3303,12 +3303,24 @@ BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, const float *sp
  * 0.91-0.98, the piles level to 0.985; docs/benchmarks.md). The same
  * candidates in the same order either way. (lo > k, so j is never i.) */
 #define BP_ONCE_ALL 0xffffffffu /* hi for no end but the rows' */
-BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_once_list *L,
-                          bp_u32 *ln, const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi,
-                          bp_u32 b, int fold_i, int past, int own)
+/* What bp_once_screen reads of P and A, taken once a call of
+ * bp_once_contacts into its locals: read through P and A, GCC loaded
+ * them again for every ball, as the list's stores or the call of
+ * bp_once_work_off might have changed them for all it knew (6 of the
+ * rain 10k's 236 instructions a ball-step, eighty-sixth session). */
+typedef struct bp_once_src {
+    BP_GLOBAL const bp_u32 *cell_start, *sorted;
+    BP_GLOBAL const float *spos, *sposy;
+    bp_u32 gw;
+} bp_once_src;
+
+BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A,
+                          const bp_once_src *R, bp_once_list *L, bp_u32 *ln,
+                          const bp_slot_block *S, bp_u32 k, bp_u32 lo, bp_u32 hi, bp_u32 b,
+                          int fold_i, int past, int own)
 {
-    BP_GLOBAL const bp_u32 *cell_start = A->cell_start, *sorted = A->sorted;
-    BP_GLOBAL const float *spos = A->spos, *sposy = spos + P->ystride;
+    BP_GLOBAL const bp_u32 *cell_start = R->cell_start, *sorted = R->sorted;
+    BP_GLOBAL const float *spos = R->spos, *sposy = R->sposy;
     bp_u32 w = k - S->k0;
 #ifdef BP_ROW_MASKED
     bp_once_i I;
@@ -3328,7 +3340,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A, bp_
      * cells on from its start, and the rows counted down (one pointer and
      * no row index: 2 of the 25 instructions a row, eighty-third
      * session) */
-    bp_u32 gw = (bp_u32)P->gw, rows = S->W.nrow[w], span = S->W.span[w];
+    bp_u32 gw = R->gw, rows = S->W.nrow[w], span = S->W.span[w];
     BP_GLOBAL const bp_u32 *cs = cell_start + S->W.c0[w];
     /* own (lo = k + 1, hi BP_ONCE_ALL: a block's own balls, whose window
      * starts at the ball's own row and cell column x0 <= its own <= x1):
@@ -3487,6 +3499,12 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
 {
     bp_once_list L;
     bp_slot_block S;
+    bp_once_src R;
+    R.cell_start = A->cell_start;
+    R.sorted = A->sorted;
+    R.spos = A->spos;
+    R.sposy = A->spos + P->ystride;
+    R.gw = (bp_u32)P->gw;
     bp_u32 z = a, ln = 0u; /* the sums cleared up to slot z; the pairs in L */
     if (a > 0u && a < b) {
         /* The ghosts (bp_ghost_first), picked by position (bp_ghost_pick),
@@ -3517,7 +3535,7 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
                 if (S.W.y1[w] * P->gw + S.W.x1[w] >= ca)
                     hk[nh++] = w;
             for (bp_u32 q = 0u; q < nh; q++)
-                bp_once_screen(P, A, &L, &ln, &S, hk[q], a, b, b, 0, 0, 0);
+                bp_once_screen(P, A, &R, &L, &ln, &S, hk[q], a, b, b, 0, 0, 0);
             bp_once_work_off(&L, ln, P, A, &S, 0);
             ln = 0u;
         }
@@ -3534,10 +3552,10 @@ BP_FN void bp_once_contacts(const bp_step_params *P, const bp_block_arrays *A, f
          * with a row's end folds away: every cell_start is at most n). */
         if (e < b) /* no window of the block reaches slot b */
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 0, 1);
+                bp_once_screen(P, A, &R, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 0, 1);
         else
             for (bp_u32 k = g; k < g1; k++)
-                bp_once_screen(P, A, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 1, 1);
+                bp_once_screen(P, A, &R, &L, &ln, &S, k, k + 1u, BP_ONCE_ALL, b, 1, 1, 1);
         bp_once_work_off(&L, ln, P, A, &S, 1);
         ln = 0u;
     }
