@@ -204,6 +204,7 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int16(v)
 #define BP_VUTOF(v) convert_float16(v)
+#define BP_VITOF(v) convert_float16(v)
 #define BP_VASU(v) as_uint16(v)
 #define BP_VASI(v) as_int16(v)
 #ifdef BP_OCL_AVX512
@@ -267,6 +268,7 @@ BP_FN uint bp_vmask(int8 m)
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int8(v)
 #define BP_VUTOF(v) convert_float8(v)
+#define BP_VITOF(v) convert_float8(v)
 #define BP_VASU(v) as_uint8(v)
 #define BP_VASI(v) as_int8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
@@ -282,6 +284,7 @@ typedef uint4 bp_vu;
 #define BP_VMASK(m) ((uint)(((m).s0 & 1) | ((m).s1 & 2) | ((m).s2 & 4) | ((m).s3 & 8)))
 #define BP_VTOI(v) convert_int4(v)
 #define BP_VUTOF(v) convert_float4(v)
+#define BP_VITOF(v) convert_float4(v)
 #define BP_VASU(v) as_uint4(v)
 #define BP_VASI(v) as_int4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
@@ -331,6 +334,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
     ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
+#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
@@ -381,6 +385,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
              (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
+#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
@@ -407,6 +412,7 @@ typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VGATHERU(a, J) ((bp_vu){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
+#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
@@ -3089,6 +3095,11 @@ BP_FN void bp_once_zero(const bp_block_arrays *A, bp_u32 *z, bp_u32 to)
     BP_GLOBAL bp_u8 *nc = A->ncontact;
     BP_GLOBAL float *sum = A->sum;
     bp_f4 zero = BP_F4(0.0f, 0.0f, 0.0f, 0.0f);
+    /* four slots a loop turn in GCC's builds: the loop's own three
+     * instructions were a third of a slot's nine (eighty-sixth session) */
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__OPENCL_VERSION__)
+#pragma GCC unroll 4
+#endif
     for (bp_u32 k = *z; k < to; k++) {
         bp_u32 q = sorted[k];
         best[q] = -1;
@@ -3655,8 +3666,10 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
     bp_vi cx = bp_vgrid_coord(px, P->inv_scell, P->sgw);
     bp_vi cy = bp_vgrid_coord(py, P->inv_scell, P->sgh);
     bp_vi k = bp_vmaxi(bp_vmaxi(cx - b[0], b[1] - cx), bp_vmaxi(cy - b[2], b[3] - cy));
-    bp_i32 c[BP_LANES];
-    bp_vi cell = cy * P->sgw + cx;
+    /* unsigned cell numbers: as signed words GCC sign-extended each lane's
+     * before its load */
+    bp_u32 c[BP_LANES];
+    bp_vu cell = BP_VASU(cy * P->sgw + cx);
     BP_VSTORE(cell, c);
     return BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
 }
@@ -3692,10 +3705,15 @@ BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A,
 BP_FN void bp_vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
 {
     bp_vf s2 = *vx * *vx + *vy * *vy, zero = BP_VSPLAT(0.0f);
+    /* nearly always: no square root, no division. One compare finds the
+     * lanes to change: NaN and infinity fail s2 <= cap^2 as the lanes
+     * over the cap do (the cap is at most BP_MAX_SPEED_CAP, so its square
+     * is finite), where three compares and two ors had (eighty-sixth
+     * session) */
+    if (!BP_VANY(~(s2 <= cap * cap)))
+        return;
     bp_vi bad = ~(s2 == s2) | (s2 == BP_VSPLAT(INFINITY));
     bp_vi over = s2 > cap * cap;
-    if (!BP_VANY(bad | over)) /* nearly always: no square root, no division */
-        return;
     bp_vf k = cap / BP_VSQRT(s2);
     *vx = BP_VSEL(bad, zero, BP_VSEL(over, *vx * k, *vx));
     *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
@@ -3983,7 +4001,7 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     const float h = P->h, rest = P->rest_speed;
     const bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);
     bp_vu ids = BP_VLOADU(I);
-    bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
+    bp_vf share = BP_VITOF(BP_VASI((ids * BP_ROUGH_HASH) >> 8)) * (1.0f / 16777216.0f);
     bp_vf ri = BP_VGATHER_OR(P->r0, A->r, I);
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
@@ -4136,7 +4154,7 @@ BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u
         /* bp_move_static up to its first sweep (bp_static_radius lane
          * by lane first) */
         bp_vu ids = BP_VUSPLAT(i) + BP_LANE_IDS;
-        bp_vf share = BP_VUTOF((ids * BP_ROUGH_HASH) >> 8) * (1.0f / 16777216.0f);
+        bp_vf share = BP_VITOF(BP_VASI((ids * BP_ROUGH_HASH) >> 8)) * (1.0f / 16777216.0f);
         bp_vf ri = BP_VLOAD(A->r + i);
         ri = ri + ri * (BP_ROUGH * share);
         bp_vf px = BP_VMIN(BP_VMAX(BP_VLOAD(A->x + i), ri), P->width - ri);
