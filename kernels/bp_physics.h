@@ -204,7 +204,6 @@ BP_FN uint bp_vmask(int16 m)
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int16(v)
 #define BP_VUTOF(v) convert_float16(v)
-#define BP_VITOF(v) convert_float16(v)
 #define BP_VASU(v) as_uint16(v)
 #define BP_VASI(v) as_int16(v)
 #ifdef BP_OCL_AVX512
@@ -268,7 +267,6 @@ BP_FN uint bp_vmask(int8 m)
 #define BP_VMASK(m) bp_vmask(m)
 #define BP_VTOI(v) convert_int8(v)
 #define BP_VUTOF(v) convert_float8(v)
-#define BP_VITOF(v) convert_float8(v)
 #define BP_VASU(v) as_uint8(v)
 #define BP_VASI(v) as_int8(v)
 #define BP_VSTORE(v, p) vstore8((v), 0, (p))
@@ -284,7 +282,6 @@ typedef uint4 bp_vu;
 #define BP_VMASK(m) ((uint)(((m).s0 & 1) | ((m).s1 & 2) | ((m).s2 & 4) | ((m).s3 & 8)))
 #define BP_VTOI(v) convert_int4(v)
 #define BP_VUTOF(v) convert_float4(v)
-#define BP_VITOF(v) convert_float4(v)
 #define BP_VASU(v) as_uint4(v)
 #define BP_VASI(v) as_int4(v)
 #define BP_VSTORE(v, p) vstore4((v), 0, (p))
@@ -334,7 +331,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
     ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
-#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
@@ -385,7 +381,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(32)));
              (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
-#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u})
@@ -412,7 +407,6 @@ typedef uint32_t bp_vu __attribute__((vector_size(16)));
 #define BP_VGATHERU(a, J) ((bp_vu){(a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
-#define BP_VITOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u})
@@ -459,6 +453,10 @@ BP_FN bp_vf bp_vsqrt(bp_vf a)
 #endif
 #define BP_VANY(m) (BP_VMASK(m) != 0u)
 #endif
+/* Lanes of signed integers to floats: every width's BP_VUTOF converts by
+ * its argument's type, so the same conversion, named for the signed
+ * argument (AVX2 has no unsigned one: it takes a sequence) */
+#define BP_VITOF(v) BP_VUTOF(v)
 
 /* BP_VCOMPRESS(dst, n, m, vals) appends the lanes of vals (bp_vu) where
  * the mask m is on to dst[n], dst[n + 1], ... in lane order and adds their
@@ -3705,15 +3703,16 @@ BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A,
 BP_FN void bp_vcap_speed(float cap, bp_vf *vx, bp_vf *vy)
 {
     bp_vf s2 = *vx * *vx + *vy * *vy, zero = BP_VSPLAT(0.0f);
+    float cap2 = cap * cap;
     /* nearly always: no square root, no division. One compare finds the
      * lanes to change: NaN and infinity fail s2 <= cap^2 as the lanes
      * over the cap do (the cap is at most BP_MAX_SPEED_CAP, so its square
      * is finite), where three compares and two ors had (eighty-sixth
      * session) */
-    if (!BP_VANY(~(s2 <= cap * cap)))
+    if (!BP_VANY(~(s2 <= cap2)))
         return;
     bp_vi bad = ~(s2 == s2) | (s2 == BP_VSPLAT(INFINITY));
-    bp_vi over = s2 > cap * cap;
+    bp_vi over = s2 > cap2;
     bp_vf k = cap / BP_VSQRT(s2);
     *vx = BP_VSEL(bad, zero, BP_VSEL(over, *vx * k, *vx));
     *vy = BP_VSEL(bad, zero, BP_VSEL(over, *vy * k, *vy));
