@@ -1751,9 +1751,12 @@ BP_FN void bp_vsoft_terms(const bp_step_params *P, const bp_vgeom *g, bp_vf nx, 
 /* bp_pair_soft in BP_LANES lanes, for the lanes in `on`: the pairs' terms
  * for ball i into (*dvx, *dvy, *px, *py), 0 in the lanes that give none;
  * with oj (else 0), ball j's terms from the same pairs into oj's. Returns
- * the lanes that count as contacts (for both balls). */
+ * the lanes that count as contacts (for both balls). one_mass: the
+ * caller knows every ball of the world has the mass P->m0 (positive, and
+ * m0 + m0 finite), which the lanes' test below would find anyway. */
 BP_FN_INLINE bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_vi on,
-                                 bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py, bp_vpush *oj)
+                                 bp_vf *dvx, bp_vf *dvy, bp_vf *px, bp_vf *py, bp_vpush *oj,
+                                 int one_mass)
 {
     bp_vgeom g;
     bp_vpair_geom(P, q, on, &g);
@@ -1765,7 +1768,7 @@ BP_FN_INLINE bp_vi bp_vpair_soft(const bp_step_params *P, const bp_vpair *q, bp_
      * round): three divisions of seven a group fewer. */
     bp_vi one_m = (q->mi == q->mj) & (q->mi > BP_VSPLAT(0.0f)) &
                   (q->mi + q->mj <= BP_VSPLAT(FLT_MAX));
-    int same = !BP_VANY(~one_m);
+    int same = one_mass || !BP_VANY(~one_m);
     bp_vf ms = q->mj / (q->ni * q->mj + q->nj * q->mi);
     bp_vf mu = same ? BP_VSPLAT(0.5f) : q->mj / (q->mi + q->mj);
     *dvx = *dvy = *px = *py = BP_VSPLAT(0.0f);
@@ -1819,11 +1822,13 @@ BP_FN void bp_vpair_with_j(bp_vpair *v, bp_vf vxi, bp_vf vyi, BP_GLOBAL const fl
 
 /* The pair terms of the lanes in `lane` of v (whose i and j sides, and
  * pair fields, are filled; mj and nj are gathered here from m and split
- * at J, only when a lane is close). Returns 0 when no lane adds anything
- * (then *o is not written), which is most groups of the rain. */
+ * at J, only when a lane is close; with one_mass, a world whose balls all
+ * have the mass P->m0 (bp_vpair_soft), mj is v's mi). Returns 0 when no
+ * lane adds anything (then *o is not written), which is most groups of
+ * the rain. */
 BP_FN_PAIR int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
                              BP_GLOBAL const float *m, BP_GLOBAL const bp_u8 *split,
-                             const bp_u32 *J, bp_vterms *o, bp_vpush *oj)
+                             const bp_u32 *J, bp_vterms *o, bp_vpush *oj, int one_mass)
 {
     bp_vf near_d = BP_CLOSE_DIST(P, v->rsum);
     bp_vi close = (v->d2 < near_d * near_d) & lane;
@@ -1860,9 +1865,9 @@ BP_FN_PAIR int bp_vpair_eval(const bp_step_params *P, bp_vpair *v, bp_vi lane,
     if (oj)
         oj->dvx = oj->dvy = oj->px = oj->py = zero;
     if (BP_VANY(close)) {
-        v->mj = BP_VGATHER_OR(P->m0, m, J);
+        v->mj = one_mass ? v->mi : BP_VGATHER_OR(P->m0, m, J);
         v->nj = bp_vsplit_n(split, J);
-        o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py, oj);
+        o->soft = bp_vpair_soft(P, v, close, &o->dvx, &o->dvy, &o->px, &o->py, oj, one_mass);
     }
     return 1;
 }
@@ -1924,7 +1929,7 @@ BP_FN void bp_contact_group(bp_u32 i, const bp_step_params *P, BP_GLOBAL const f
     bp_vpair_with_i(&v, i, si);
     bp_vpair_with_j(&v, BP_VSPLAT(vxi), BP_VSPLAT(vyi), x, y, r, P->r0, vx, vy, J);
     bp_vterms o;
-    if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o, 0))
+    if (!bp_vpair_eval(P, &v, BP_LANE_IDS < BP_VUSPLAT(left), m, split, J, &o, 0, 0))
         return;
     float lt[BP_LANES], l[4][BP_LANES];
     bp_i32 lclose[BP_LANES], lcand[BP_LANES], lsoft[BP_LANES];
@@ -2607,7 +2612,7 @@ BP_FN void bp_pairs_work_off(bp_pair_list *L, const bp_step_params *P, const bp_
         bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
         bp_vterms o;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
-        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, 0))
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, 0, 0))
             continue; /* no lane adds anything */
         BP_VSTORE(o.t, L->t + p);
         BP_VSTORE(o.dvx, L->dvx + p);
@@ -3019,12 +3024,15 @@ BP_FN_FOLD void bp_once_fold_list(const bp_once_list *L, bp_u32 nlive,
 
 /* Evaluates the list's n pairs (balls i of block S), n > 0, and folds
  * each into its ball i (if fold_i) and its ball j (unless flagged); with
- * negj, ball j's terms as ball i's negated (bp_once_work_off, below). */
+ * negj, ball j's terms as ball i's negated, every ball having the mass
+ * P->m0, and with one_r too every ball the radius P->r0
+ * (bp_once_work_off, below). */
 BP_FN_INLINE void bp_once_work_off_as(bp_once_list *L, bp_u32 n, const bp_step_params *P,
                                       const bp_block_arrays *A, const bp_slot_block *S,
-                                      int fold_i, int negj)
+                                      int fold_i, int negj, int one_r)
 {
     bp_u32 nlive = 0u;
+    const bp_vf r0 = BP_VSPLAT(P->r0), m0 = BP_VSPLAT(P->m0);
     for (bp_u32 k = n; k % BP_LANES; k++) /* the last group's unused lanes: its first pair */
         L->j[k] = L->j[n - n % BP_LANES];
     for (bp_u32 p = 0u; p < n; p += BP_LANES) {
@@ -3037,10 +3045,24 @@ BP_FN_INLINE void bp_once_work_off_as(bp_once_list *L, bp_u32 n, const bp_step_p
         v.i = (word >> BP_ONCE_ISHIFT) & BP_VUSPLAT(255u);
         bp_once_i_side(S, &v, BP_ONCE_I(L->j[p]), &vxi, &vyi);
         bp_vpair_with_j(&v, vxi, vyi, A->x, A->y, A->r, P->r0, A->vx, A->vy, J);
+        /* The same floats the lanes hold (S's radii and masses, and
+         * bp_vpair_with_j's, are r0 and m0 in every lane of such a world),
+         * but the compiler now sees them the same in every group: the
+         * permutes of S's radii and masses and the gather of ball j's
+         * masses drop out, and so do every sum, product and minimum of
+         * the radii (the contact, skin and spring distances) and the
+         * lanes' test for one mass, made once a call instead of once a
+         * group; fewer vectors live across the group, fewer spilled. */
+        if (one_r) {
+            v.ri = v.rj = r0;
+            v.rsum = r0 + r0;
+        }
+        if (negj)
+            v.mi = m0;
         bp_vterms o;
         bp_vpush oj;
         bp_vi lane = BP_LANE_IDS < BP_VUSPLAT(n - p);
-        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, negj ? 0 : &oj))
+        if (!bp_vpair_eval(P, &v, lane, A->m, A->split, J, &o, negj ? 0 : &oj, negj))
             continue;
         bp_vi live = (o.soft | o.cand) & lane;
         if (BP_VANY(o.cand & lane)) /* the times, for the rare candidates only */
@@ -3070,16 +3092,21 @@ BP_FN_INLINE void bp_once_work_off_as(bp_once_list *L, bp_u32 n, const bp_step_p
  * started at +0 can see a zero's sign (x + -0 and x + +0 are x, +0 for
  * x = +0). The pile 50k 0.91-0.96 of the frame time, the rain 10k
  * 0.96, PoCL 0.96 and 0.98-0.99 (eighty-fifth session,
- * docs/benchmarks.md). */
+ * docs/benchmarks.md). A world of one mass and one radius too (the
+ * rain's, the pile's: bp_step_params.r0) takes a copy of its own
+ * (bp_once_work_off_as's one_r), whose radii and masses the compiler
+ * sees as the same in every group (eighty-seventh session). */
 BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_params *P,
                                    const bp_block_arrays *A, const bp_slot_block *S, int fold_i)
 {
     if (n == 0u)
         return;
-    if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX)
-        bp_once_work_off_as(L, n, P, A, S, fold_i, 1);
+    if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX && P->r0 > 0.0f)
+        bp_once_work_off_as(L, n, P, A, S, fold_i, 1, 1);
+    else if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX)
+        bp_once_work_off_as(L, n, P, A, S, fold_i, 1, 0);
     else
-        bp_once_work_off_as(L, n, P, A, S, fold_i, 0);
+        bp_once_work_off_as(L, n, P, A, S, fold_i, 0, 0);
 }
 
 /* Clears the sums of the balls in slots *z .. to-1; *z = to (if more).

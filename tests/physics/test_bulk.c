@@ -262,6 +262,19 @@ static bp_world *busy_world(void)
     return w;
 }
 
+/* 2,000 balls of one radius, so of one mass, dropped onto a line and the
+ * floor, where they pile: the once pass takes its copy for worlds of one
+ * radius and one mass (bp_once_work_off_as's one_r and negj), which the
+ * passes one ball at a time and the pairs evaluated twice do not. */
+static bp_world *even_world(void)
+{
+    bp_params p = bp_params_default();
+    bp_world *w = bp_world_create(&p);
+    bp_world_add_line(w, 300, 520, 980, 640, NULL, 0);
+    bp_world_add_swarm(w, 640, 470, 2000, 2.0f, 110, 0, 0, 17, NULL, 0);
+    return w;
+}
+
 /* Same scene, same bits: twice with two threads, once with one; on the
  * CPU engine also with its passes one ball at a time, as the OpenCL
  * kernels on GPUs run them, and in blocks of every lane width, besides the
@@ -276,14 +289,16 @@ static bp_world *busy_world(void)
  * and three (BALLPIT_CPU_GRID; all three worlds are small enough that the
  * others merge it after a call's first sub-step, grid_merge.h), and
  * with the calls run in turn on all the threads and on one
- * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Three
+ * (BALLPIT_CPU_TEAM=alternate, as the engine's pick by time may). Four
  * worlds: obstacles and swarms, mixed sizes whose grid rows hold every
- * lane of the widest screening, and a crowd whose rows' runs are longer
- * than pass 3's pair list. */
+ * lane of the widest screening, a crowd whose rows' runs are longer
+ * than pass 3's pair list, and a pile of balls of one radius and one
+ * mass (at least a quarter of them touching another at the end). */
 static int deterministic_across_runs_and_threads(void)
 {
-    bp_world *(*const make[3])(void) = {busy_world, mixed_world, crowded_world};
-    const uint32_t frames[3] = {60, 20, 6};
+    enum { WORLDS = 4 };
+    bp_world *(*const make[WORLDS])(void) = {busy_world, mixed_world, crowded_world, even_world};
+    const uint32_t frames[WORLDS] = {60, 20, 6, 30};
     enum { RUNS = 15 };
     const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL,
@@ -295,7 +310,7 @@ static int deterministic_across_runs_and_threads(void)
     const char *const team[RUNS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                     NULL, NULL, NULL, NULL, "alternate", "alternate"};
     int runs = test_backend() == BP_BACKEND_CPU ? RUNS : 3;
-    for (int world = 0; world < 3; world++) {
+    for (int world = 0; world < WORLDS; world++) {
         uint64_t h[RUNS];
         for (int k = 0; k < runs; k++) {
             bp_world *w = make[world]();
@@ -320,6 +335,13 @@ static int deterministic_across_runs_and_threads(void)
             if (!e) { bp_world_destroy(w); return BP_TEST_SKIP; }
             ENSURE(test_step(e, w, frames[world] * 30) == 0);
             h[k] = world_hash(w);
+            if (world == 3 && k == 0) {
+                uint32_t touching = 0;
+                for (uint32_t i = 0; i < w->count; i++)
+                    touching += w->contacts[i] > 0;
+                printf("even world: %u of %u balls touching\n", touching, w->count);
+                ENSURE(touching >= w->count / 4);
+            }
             bp_engine_destroy(e);
             bp_world_destroy(w);
         }

@@ -143,7 +143,7 @@ static int lanes_match_scalar_with(float g)
         bp_vpair v = group_of(a, i, si, nb, J);
         bp_vi on = BP_LANE_IDS < BP_VUSPLAT(left);
         bp_vf dvx, dvy, px, py;
-        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py, 0);
+        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py, 0, 0);
         bp_vf t = bp_vpair_toi(v.dx, v.dy, v.rvx, v.rvy, v.rsum, P.h);
         float l[5][BP_LANES];
         bp_i32 lact[BP_LANES];
@@ -245,7 +245,10 @@ static int both_sides_one_mass(void)
         bp_vi on = BP_LANE_IDS < BP_VUSPLAT(left);
         bp_vf dvx, dvy, px, py;
         bp_vpush oj;
-        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py, &oj);
+        /* the groups of one mass as the once pass takes them in a world of
+         * one mass (bp_once_work_off_as's negj: one_mass known), the
+         * others with the lanes' own test */
+        bp_vi act = bp_vpair_soft(&P, &v, on, &dvx, &dvy, &px, &py, &oj, odd < 0);
         float l[8][BP_LANES];
         bp_i32 lact[BP_LANES];
         BP_VSTORE(dvx, l[0]);
