@@ -262,7 +262,7 @@ static bp_world *busy_world(void)
     return w;
 }
 
-/* 2,000 balls of one radius, so of one mass, dropped onto a line and the
+/* 1,200 balls of one radius, so of one mass, dropped onto a line and the
  * floor, where they pile: the once pass takes its copy for worlds of one
  * radius and one mass (bp_once_work_off_as's one_r and negj), which the
  * passes one ball at a time and the pairs evaluated twice do not. */
@@ -271,7 +271,7 @@ static bp_world *even_world(void)
     bp_params p = bp_params_default();
     bp_world *w = bp_world_create(&p);
     bp_world_add_line(w, 300, 520, 980, 640, NULL, 0);
-    bp_world_add_swarm(w, 640, 470, 2000, 2.0f, 110, 0, 0, 17, NULL, 0);
+    bp_world_add_swarm(w, 640, 500, 1200, 2.0f, 85, 0, 0, 17, NULL, 0);
     return w;
 }
 
@@ -298,7 +298,7 @@ static int deterministic_across_runs_and_threads(void)
 {
     enum { WORLDS = 4 };
     bp_world *(*const make[WORLDS])(void) = {busy_world, mixed_world, crowded_world, even_world};
-    const uint32_t frames[WORLDS] = {60, 20, 6, 30};
+    const uint32_t frames[WORLDS] = {60, 20, 6, 24};
     enum { RUNS = 15 };
     const int threads[RUNS] = {2, 2, 1, 3, 2, 2, 2, 2, 2, 17, 2, 1, 3, 2, 3};
     const char *const lanes[RUNS] = {NULL, NULL, NULL, NULL, NULL, "1", "4", "8", "16", NULL,
