@@ -3101,9 +3101,10 @@ BP_FN_CALLED void bp_once_work_off(bp_once_list *L, bp_u32 n, const bp_step_para
 {
     if (n == 0u)
         return;
-    if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX && P->r0 > 0.0f)
+    const int one_mass = P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX;
+    if (one_mass && P->r0 > 0.0f)
         bp_once_work_off_as(L, n, P, A, S, fold_i, 1, 1);
-    else if (P->m0 > 0.0f && P->m0 + P->m0 <= FLT_MAX)
+    else if (one_mass)
         bp_once_work_off_as(L, n, P, A, S, fold_i, 1, 0);
     else
         bp_once_work_off_as(L, n, P, A, S, fold_i, 0, 0);
