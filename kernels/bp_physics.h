@@ -3692,6 +3692,7 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
     bp_vi cx = bp_vgrid_coord(px, P->inv_scell, P->sgw);
     bp_vi cy = bp_vgrid_coord(py, P->inv_scell, P->sgh);
     bp_vi k = bp_vmaxi(bp_vmaxi(cx - b[0], b[1] - cx), bp_vmaxi(cy - b[2], b[3] - cy));
+    bp_vi cell = cy * P->sgw + cx;
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 8
     /* AVX2: one gather instruction, as bp_vsplit_n's. Lane by lane, GCC
      * took the eight cell numbers out of the vector into general
@@ -3699,15 +3700,14 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
      * some 40 of pass 5's 330 instructions a group of the rain (the rain
      * 10k 0.99 of the frame time, eighty-eighth session; PoCL's build of
      * the same gather level, so it keeps the loads) */
-    bp_vi cell = cy * P->sgw + cx;
     return (bp_vi)_mm256_i32gather_epi32((const int *)(const void *)A->seg_gap, (__m256i)cell,
                                          4) <= k;
 #else
     /* unsigned cell numbers: as signed words GCC sign-extended each lane's
      * before its load */
     bp_u32 c[BP_LANES];
-    bp_vu cell = BP_VASU(cy * P->sgw + cx);
-    BP_VSTORE(cell, c);
+    bp_vu ucell = BP_VASU(cell);
+    BP_VSTORE(ucell, c);
     return BP_VASI(BP_VGATHERU(A->seg_gap, c)) <= k;
 #endif
 }
