@@ -2685,9 +2685,10 @@ typedef struct bp_block_reach {
     bp_u32 c0[BP_BLOCK], nrow[BP_BLOCK], span[BP_BLOCK];
 } bp_block_reach;
 
-/* bp_reach and bp_search_window in lanes (bp_vwindows,
- * bp_slot_block_lanes): reach^2, the balls' own grid row cy, and the
- * window's columns x0..x1 and rows y0..y1. */
+/* bp_reach and bp_search_window of BP_LANES balls at (x, y), moving at
+ * (vx, vy), of radius r, in lanes (the same float operations, so the same
+ * reach and cells): reach^2, the balls' own grid row cy, and the window's
+ * columns x0..x1 and rows y0..y1 (bp_block_windows, bp_slot_block_lanes). */
 typedef struct bp_vwin {
     bp_vf reach2;
     bp_vi cy, x0, x1, y0, y1;
@@ -2712,13 +2713,9 @@ BP_FN bp_vwin bp_vwindow(const bp_step_params *P, float vmax, bp_vf x, bp_vf y, 
     return v;
 }
 
-/* bp_reach and bp_search_window of BP_LANES balls at (x, y), moving at
- * (vx, vy), of radius r, in lanes (the same float operations, so the same
- * reach and cells), into W at w. */
-BP_FN void bp_vwindows(const bp_step_params *P, float vmax, bp_vf x, bp_vf y, bp_vf vx, bp_vf vy,
-                       bp_vf r, bp_block_reach *W, bp_u32 w)
+/* Windows v into W at w. */
+BP_FN void bp_vwin_store(bp_vwin v, bp_block_reach *W, bp_u32 w)
 {
-    bp_vwin v = bp_vwindow(P, vmax, x, y, vx, vy, r);
     BP_VSTORE(v.reach2, W->reach2 + w);
     BP_VSTORE(v.x0, W->x0 + w);
     BP_VSTORE(v.x1, W->x1 + w);
@@ -2746,8 +2743,9 @@ BP_FN void bp_block_windows(const bp_step_params *P, const bp_block_arrays *A, f
 {
     bp_u32 i = i0;
     for (; i + BP_LANES <= i1; i += BP_LANES)
-        bp_vwindows(P, vmax, BP_VLOAD(A->x + i), BP_VLOAD(A->y + i), BP_VLOAD(A->vx + i),
-                    BP_VLOAD(A->vy + i), BP_VLOAD(A->r + i), W, i - i0);
+        bp_vwin_store(bp_vwindow(P, vmax, BP_VLOAD(A->x + i), BP_VLOAD(A->y + i),
+                                 BP_VLOAD(A->vx + i), BP_VLOAD(A->vy + i), BP_VLOAD(A->r + i)),
+                      W, i - i0);
     for (; i < i1; i++)
         bp_window_one(P, vmax, A->x[i], A->y[i], A->vx[i], A->vy[i], A->r[i], W, i - i0);
 }
@@ -3175,21 +3173,18 @@ BP_FN void bp_slot_block_lanes(const bp_step_params *P, const bp_block_arrays *A
     bp_vu id = BP_VLOADU(J);
     BP_VSTORE(id, S->id + w);
     bp_vwin v = bp_vwindow(P, vmax, x, y, vx, vy, r);
-    BP_VSTORE(v.reach2, S->W.reach2 + w);
-    BP_VSTORE(v.x0, S->W.x0 + w);
-    BP_VSTORE(v.x1, S->W.x1 + w);
-    BP_VSTORE(v.y1, S->W.y1 + w);
     /* the rows above the ball's own hold only slots before its own,
      * which this pass does not screen: its window starts at its row */
-    BP_VSTORE(v.cy, S->W.y0 + w);
+    v.y0 = v.cy;
+    bp_vwin_store(v, &S->W, w);
     /* the window's first cell, rows and span for bp_once_screen, made
      * here in lanes: made there, ball by ball, they had cost it a
      * multiply and six more instructions a ball (eighty-sixth session).
      * From the window's vectors, not loaded back from S: PoCL's LLVM
      * had rebuilt the stored vectors from their halves, 12 shuffles a
      * group of 8 (eighty-ninth session). */
-    bp_vi x0 = v.x0, x1 = v.x1, y1 = v.y1, cy = v.cy;
-    bp_vu c0 = BP_VASU(cy * P->gw + x0), nr = BP_VASU(y1 - cy + 1), sp = BP_VASU(x1 - x0 + 1);
+    bp_vu c0 = BP_VASU(v.y0 * P->gw + v.x0), nr = BP_VASU(v.y1 - v.y0 + 1),
+          sp = BP_VASU(v.x1 - v.x0 + 1);
     BP_VSTORE(c0, S->W.c0 + w);
     BP_VSTORE(nr, S->W.nrow + w);
     BP_VSTORE(sp, S->W.span + w);
