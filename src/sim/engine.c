@@ -18,6 +18,12 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
     unsigned long every = 0;
     if (bp_env_count("", "BALLPIT_SORT_EVERY", 1, 1ul << 20, &every, err, errlen))
         return NULL;
+    /* BALLPIT_HUGEPAGES=0 keeps the large blocks off huge pages
+     * (bp_alloc_big, which reads it itself), for A/B runs: checked here,
+     * where a bad value can be refused in a line */
+    int huge = 1;
+    if (bp_env_choice("", "BALLPIT_HUGEPAGES", "1", "0", &huge, err, errlen))
+        return NULL;
     bp_engine *e = NULL;
     switch (kind) {
     case BP_BACKEND_CPU:

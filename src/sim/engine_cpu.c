@@ -81,18 +81,6 @@ typedef struct cpu_engine {
 /* Floats between two threads' v2t slots: a cache line each. */
 #define V2T_STRIDE 16
 
-/* Grows one scratch array to bytes, on a cache line (bp_grow_aligned),
- * its contents not kept (they are dead between attaches); on failure the
- * old block stays valid. */
-static int grow(void **p, size_t bytes)
-{
-    void *n = bp_grow_aligned(*p, 0, bytes);
-    if (!n)
-        return -1;
-    *p = n;
-    return 0;
-}
-
 static int cpu_reserve(cpu_engine *c, uint32_t n)
 {
     if (n <= c->cap && c->sorted) /* allocated even for no balls: attach clears the slack */
@@ -101,11 +89,25 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
      * sandbox pouring balls does not reallocate every frame). */
     size_t cap = c->sorted ? (size_t)n + n / 4 : n, f = sizeof(float);
     cap = cap < 1024 ? 1024 : cap;
-    if (grow((void **)&c->scratch, 4 * cap * f) || grow((void **)&c->cell, cap * 4) ||
-        grow((void **)&c->sorted, (cap + BP_SCREEN_PAD) * 4) ||
-        grow((void **)&c->spos, (cap + BP_SCREEN_PAD) * 2 * f) ||
-        grow((void **)&c->ncontact, cap))
+    /* scratch, cell (best), sorted and spos with their pad, ncontact: one
+     * block (bp_alloc_big: huge pages for a large world), each array on a
+     * cache line; their contents are dead between attaches */
+    const size_t size[5] = {4 * cap * f, cap * 4, (cap + BP_SCREEN_PAD) * 4,
+                            (cap + BP_SCREEN_PAD) * 2 * f, cap};
+    size_t at[5], all = 0;
+    for (int k = 0; k < 5; k++) {
+        at[k] = all;
+        all += (size[k] + 63u) & ~(size_t)63u;
+    }
+    char *b = bp_alloc_big(all);
+    if (!b)
         return -1;
+    free(c->scratch);
+    c->scratch = (float *)(b + at[0]);
+    c->cell = (uint32_t *)(b + at[1]);
+    c->sorted = (uint32_t *)(b + at[2]);
+    c->spos = (float *)(b + at[3]);
+    c->ncontact = (uint8_t *)(b + at[4]);
     c->best = (int32_t *)c->cell;
     c->cap = (uint32_t)cap;
     return 0;
@@ -695,9 +697,9 @@ static void *cpu_scratch(bp_engine *e, size_t *bytes)
 static void cpu_destroy(bp_engine *e)
 {
     cpu_engine *c = (cpu_engine *)e;
-    free(c->scratch);
-    free(c->cell); free(c->sorted); free(c->spos); free(c->cell_start);
-    free(c->ncontact); free(c->v2t);
+    free(c->scratch); /* the block of cell, sorted, spos and ncontact too */
+    free(c->cell_start);
+    free(c->v2t);
     bp_seggrid_free(&c->sg);
     free(c);
 }

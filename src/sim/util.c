@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 int bp_fail(char *err, size_t errlen, const char *fmt, ...)
@@ -97,5 +98,27 @@ void *bp_grow_aligned(void *old, size_t old_bytes, size_t new_bytes)
     if (old)
         memcpy(n, old, old_bytes < new_bytes ? old_bytes : new_bytes);
     free(old);
+    return n;
+}
+
+/* Linux's transparent huge pages, where the system gives them on request
+ * (madvise mode, Debian's default): BP_HUGE_PAGE bytes a page. */
+#define BP_HUGE_PAGE ((size_t)2u << 20)
+
+void *bp_alloc_big(size_t bytes)
+{
+    bytes = (bytes + 63u) & ~(size_t)63u;
+    const char *no = getenv("BALLPIT_HUGEPAGES");
+    if (bytes < BP_HUGE_PAGE || (no && strcmp(no, "0") == 0))
+        return aligned_alloc(64, bytes ? bytes : 64u);
+    /* On a page, so that the block's whole pages can be huge ones; the
+     * size a multiple of the page, as aligned_alloc asks, but only the
+     * whole pages within the bytes asked for are marked, so the rounding
+     * costs no memory that is touched. */
+    void *n = aligned_alloc(BP_HUGE_PAGE, (bytes + BP_HUGE_PAGE - 1u) & ~(BP_HUGE_PAGE - 1u));
+#ifdef MADV_HUGEPAGE
+    if (n)
+        (void)madvise(n, bytes & ~(BP_HUGE_PAGE - 1u), MADV_HUGEPAGE);
+#endif
     return n;
 }

@@ -255,7 +255,8 @@ def test_bad_engine_settings():
                            ("BALLPIT_CPU_SEGGAP", "2", "0"),
                            ("BALLPIT_CPU_GRID", "sort", "count"),
                            ("BALLPIT_CPU_TEAM", "many", "alternate"),
-                           ("BALLPIT_SORT_EVERY", "0", "1024")]:
+                           ("BALLPIT_SORT_EVERY", "0", "1024"),
+                           ("BALLPIT_HUGEPAGES", "yes", "0")]:
         env = dict(os.environ, **{var: bad})
         rc, out, err = run(["--headless", "rain", "--frames", "1", "--stats"], env=env)
         one_error_line(rc, out, err, 1, "cpu engine", "%s=%s" % (var, bad))
