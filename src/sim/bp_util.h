@@ -55,10 +55,10 @@ void *bp_grow_aligned(void *old, size_t old_bytes, size_t new_bytes);
  * starts on a 2 MiB boundary and its whole 2 MiB pages within the bytes
  * asked for are offered to Linux as transparent huge pages (madvise), so
  * that a large world's arrays take a few TLB entries instead of
- * thousands; BALLPIT_HUGEPAGES=0 in the environment turns that off. A
- * huge page is resident as a whole once touched: only blocks whose
- * every byte is used should ask for them. */
-void *bp_alloc_big(size_t bytes);
+ * thousands; huge == 0 (an engine made with BALLPIT_HUGEPAGES=0) asks for
+ * none. A huge page is resident as a whole once touched: only blocks
+ * whose every byte is used should ask for them. */
+void *bp_alloc_big(size_t bytes, int huge);
 
 /* qsort's comparison of two doubles, ascending (for medians). */
 int bp_cmp_double(const void *a, const void *b);

@@ -18,9 +18,8 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
     unsigned long every = 0;
     if (bp_env_count("", "BALLPIT_SORT_EVERY", 1, 1ul << 20, &every, err, errlen))
         return NULL;
-    /* BALLPIT_HUGEPAGES=0 keeps the large blocks off huge pages
-     * (bp_alloc_big, which reads it itself), for A/B runs: checked here,
-     * where a bad value can be refused in a line */
+    /* BALLPIT_HUGEPAGES=0 keeps the engine's large blocks off huge pages
+     * (bp_alloc_big), for A/B runs */
     int huge = 1;
     if (bp_env_choice("", "BALLPIT_HUGEPAGES", "1", "0", &huge, err, errlen))
         return NULL;
@@ -38,6 +37,7 @@ bp_engine *bp_engine_create(bp_backend kind, const bp_engine_opts *opts, char *e
     if (e) {
         e->sort_by_place = opts->sort_by_place != 0;
         e->sort_every = (uint32_t)every;
+        e->huge_pages = huge;
     }
     return e;
 }

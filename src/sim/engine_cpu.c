@@ -99,7 +99,7 @@ static int cpu_reserve(cpu_engine *c, uint32_t n)
         at[k] = all;
         all += (size[k] + 63u) & ~(size_t)63u;
     }
-    char *b = bp_alloc_big(all);
+    char *b = bp_alloc_big(all, c->base.huge_pages);
     if (!b)
         return -1;
     free(c->scratch);

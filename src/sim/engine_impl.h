@@ -38,6 +38,7 @@ struct bp_engine {
     size_t bytes; /* held for the attached world (bp_engine_memory), set by attach */
     int sort_by_place; /* bp_engine_opts.sort_by_place */
     uint32_t sort_every; /* BALLPIT_SORT_EVERY; 0: bp_order_every's rule */
+    int huge_pages; /* BALLPIT_HUGEPAGES (default 1): bp_alloc_big's request */
 };
 
 bp_engine *bp_cpu_engine_create(const bp_engine_opts *opts, char *err, size_t errlen);

@@ -105,11 +105,10 @@ void *bp_grow_aligned(void *old, size_t old_bytes, size_t new_bytes)
  * (madvise mode, Debian's default): BP_HUGE_PAGE bytes a page. */
 #define BP_HUGE_PAGE ((size_t)2u << 20)
 
-void *bp_alloc_big(size_t bytes)
+void *bp_alloc_big(size_t bytes, int huge)
 {
     bytes = (bytes + 63u) & ~(size_t)63u;
-    const char *no = getenv("BALLPIT_HUGEPAGES");
-    if (bytes < BP_HUGE_PAGE || (no && strcmp(no, "0") == 0))
+    if (bytes < BP_HUGE_PAGE || !huge)
         return aligned_alloc(64, bytes ? bytes : 64u);
     /* On a page, so that the block's whole pages can be huge ones; the
      * size a multiple of the page, as aligned_alloc asks, but only the
