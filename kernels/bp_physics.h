@@ -105,12 +105,16 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #ifndef BP_LANES
 #define BP_LANES 4
 #endif
-/* The pair evaluation's two parts (bp_vpair_geom, bp_vpair_eval) inlined
- * in the C builds of fewer than 16 lanes too: GCC inlines them in the
- * 16-lane build but left both calls in the 8-lane one (AVX2), with the
- * pair's vectors passed through memory (the eightieth session, on a
- * Zen 3: 5% fewer instructions, docs/benchmarks.md). */
-#if !defined(__OPENCL_VERSION__) && BP_LANES < 16
+/* The pair evaluation's two parts (bp_vpair_geom, bp_vpair_eval) always
+ * inlined in the C builds: GCC left both calls in the 8-lane build (AVX2),
+ * with the pair's vectors passed through memory (the eightieth session, on
+ * a Zen 3: 5% fewer instructions), and since the evaluation's loop has
+ * three copies (bp_once_work_off) it left bp_vpair_eval a call in two of
+ * the 16-lane build's, the copy for worlds of one radius among them, so
+ * that the radius was not known there (the ninety-first session, on a
+ * Zen 5: the rain 10k 0.98 of the frame time, the pile 50k 0.96-0.97;
+ * docs/benchmarks.md). */
+#if !defined(__OPENCL_VERSION__)
 #define BP_FN_PAIR BP_FN_INLINE
 #else
 #define BP_FN_PAIR BP_FN
