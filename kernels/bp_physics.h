@@ -140,9 +140,10 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 /* With AVX-512 too (PoCL on skylake-avx512 and later), 16 lanes take its
  * gathers, its compress and its permutes across 16 lanes, as the CPU
- * engine's 16-lane build does through the intrinsics (OpenCL C's gathers
- * are a load and an insert per lane in PoCL's build; its compress two
- * permutes from a table). The base of a gather is passed as an address
+ * engine's 16-lane build takes the compress and the permutes through the
+ * intrinsics (OpenCL C's gathers are a load and an insert per lane in
+ * PoCL's build, no faster on a Zen 5 where GCC's build of the loads
+ * beats the gather instruction; its compress two permutes from a table). The base of a gather is passed as an address
  * (PoCL's CPU devices have one flat memory). */
 #if BP_LANES == 16 && defined(BP_OCL_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
 #if __has_builtin(__builtin_ia32_gathersiv16sf) && __has_builtin(__builtin_ia32_gathersiv16si) && \
@@ -335,10 +336,21 @@ typedef uint4 bp_vu;
 typedef float bp_vf __attribute__((vector_size(64)));
 typedef int32_t bp_vi __attribute__((vector_size(64)));
 typedef uint32_t bp_vu __attribute__((vector_size(64)));
-#define BP_VGATHER(a, J) \
-    ((bp_vf)_mm512_i32gather_ps(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
-#define BP_VGATHERU(a, J) \
-    ((bp_vu)_mm512_i32gather_epi32(_mm512_loadu_si512((const void *)(J)), (const void *)(a), 4))
+/* Gathers lane by lane (sixteen loads, the vector built from them), not
+ * by AVX-512's gather instruction: on a Zen 5 the rain 10k ran in
+ * 0.965-0.979 of the time, the pile 50k in 0.947-0.951, with the same
+ * bits (ninety-first session, docs/benchmarks.md). PoCL's build of the
+ * same loads was level or slower, so it keeps the instruction. */
+#define BP_VGATHER(a, J)                                                              \
+    ((bp_vf){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]],         \
+             (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]], (a)[(J)[8]], (a)[(J)[9]],         \
+             (a)[(J)[10]], (a)[(J)[11]], (a)[(J)[12]], (a)[(J)[13]], (a)[(J)[14]],    \
+             (a)[(J)[15]]})
+#define BP_VGATHERU(a, J)                                                             \
+    ((bp_vu){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]],         \
+             (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]], (a)[(J)[8]], (a)[(J)[9]],         \
+             (a)[(J)[10]], (a)[(J)[11]], (a)[(J)[12]], (a)[(J)[13]], (a)[(J)[14]],    \
+             (a)[(J)[15]]})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
@@ -1350,20 +1362,25 @@ BP_FN float bp_split_n(bp_u8 n)
     return n > 0 ? (float)n : 1.0f;
 }
 
-/* bp_split_n of split[J[0]], split[J[1]], ... in lanes. With AVX2 and
- * AVX-512 one gather of the aligned 32-bit words that hold the bytes (so
- * it reads only whole words of the array: the world's capacity is a
- * multiple of 4 balls, src/sim/world.c), shifted and masked; max(n, 1) is
- * bp_split_n's value for every count (the counts read one by one into an
- * array and loaded back as a vector stalled that load, 8% of the pairs'
- * evaluation). Elsewhere that way, lane by lane. */
+/* bp_split_n of split[J[0]], split[J[1]], ... in lanes. With AVX2 (and
+ * PoCL's AVX-512) one gather of the aligned 32-bit words that hold the
+ * bytes (so it reads only whole words of the array: the world's capacity
+ * is a multiple of 4 balls, src/sim/world.c), shifted and masked; max(n,
+ * 1) is bp_split_n's value for every count (the counts read one by one
+ * into an array and loaded back as a vector stalled that load, 8% of the
+ * pairs' evaluation). The 16-lane C build reads the sixteen bytes into
+ * the vector's lanes directly, as its BP_VGATHER does (on a Zen 5 the
+ * rain 10k and the pile 50k a further 1-2% faster than by the gather
+ * instruction, ninety-first session). Elsewhere through an array, lane
+ * by lane. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 {
-    bp_vu j = BP_VLOADU(J);
-    bp_vu w = (bp_vu)_mm512_i32gather_epi32((__m512i)(j >> 2u), (const void *)split, 4);
-    bp_vf n = __builtin_convertvector((bp_vi)((w >> ((j & 3u) * 8u)) & 0xffu), bp_vf);
-    return BP_VMAX(n, BP_VSPLAT(1.0f));
+    bp_vi w = {split[J[0]],  split[J[1]],  split[J[2]],  split[J[3]],
+               split[J[4]],  split[J[5]],  split[J[6]],  split[J[7]],
+               split[J[8]],  split[J[9]],  split[J[10]], split[J[11]],
+               split[J[12]], split[J[13]], split[J[14]], split[J[15]]};
+    return BP_VMAX(__builtin_convertvector(w, bp_vf), BP_VSPLAT(1.0f));
 }
 #elif !defined(__OPENCL_VERSION__) && BP_LANES == 8
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
@@ -1385,7 +1402,7 @@ BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 }
 #elif defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_gatherd_d256)
 /* PoCL's 8 lanes with AVX2: the word gather as the CPU engine's 8-lane
- * build takes it (its base through an integer, as the 16-lane one's) */
+ * build takes it (its base through an integer, as PoCL's 16-lane one's) */
 BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 {
     bp_vu j = BP_VLOADU(J);
