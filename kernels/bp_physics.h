@@ -2961,8 +2961,12 @@ BP_FN void bp_once_fold(const bp_step_params *P, const bp_block_arrays *A, bp_u3
 }
 
 /* The i side of v from S: v->i holds the lanes' entries of S (b0 its
- * first lane's), and is left holding the balls' indices (S->id). */
-BP_FN void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf *vxi,
+ * first lane's), and is left holding the balls' indices (S->id). Always
+ * inlined in C: once the 16-lane build's gathers became loads, GCC left
+ * it a call, its vectors returned through memory (on a Zen 5 the rain
+ * 10k 0.975 of the frame time inlined, the pile 50k 0.97; ninety-first
+ * session, docs/benchmarks.md). */
+BP_FN_INLINE void bp_once_i_side(const bp_slot_block *S, bp_vpair *v, bp_u32 b0, bp_vf *vxi,
                           bp_vf *vyi)
 {
 #ifdef BP_HAVE_VPERM
