@@ -139,11 +139,10 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 #endif
 /* With AVX-512 too (PoCL on skylake-avx512 and later), 16 lanes take its
- * gathers, its compress and its permutes across 16 lanes, as the CPU
- * engine's 16-lane build takes the compress and the permutes through the
- * intrinsics (OpenCL C's gathers are a load and an insert per lane in
- * PoCL's build, no faster on a Zen 5 where GCC's build of the loads
- * beats the gather instruction; its compress two permutes from a table). The base of a gather is passed as an address
+ * compress, its permutes across 16 lanes and its word gather of the
+ * contact counts, as the CPU engine's 16-lane build does through the
+ * intrinsics (OpenCL C's compress is two permutes from a table in PoCL's
+ * build); the float gathers are loads, as there (BP_VGATHER below). The base of a gather is passed as an address
  * (PoCL's CPU devices have one flat memory). */
 #if BP_LANES == 16 && defined(BP_OCL_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
 #if __has_builtin(__builtin_ia32_gathersiv16sf) && __has_builtin(__builtin_ia32_gathersiv16si) && \
@@ -179,12 +178,20 @@ typedef float16 bp_vf;
 typedef int16 bp_vi;
 typedef uint16 bp_vu;
 #ifdef BP_OCL_AVX512
-#define BP_VGATHER(a, J)                                                                  \
-    __builtin_ia32_gathersiv16sf((float16)(0.0f), (const void *)(size_t)(a),              \
-                                 as_int16(BP_VLOADU(J)), (ushort)0xffff, 4)
-#define BP_VGATHERU(a, J)                                                                 \
-    as_uint16(__builtin_ia32_gathersiv16si((int16)(0), (const void *)(size_t)(a),         \
-                                           as_int16(BP_VLOADU(J)), (ushort)0xffff, 4))
+/* Lane by lane, as the 16-lane C build's: each load volatile, as PoCL's
+ * LLVM turned sixteen plain loads back into the gather instruction,
+ * which costs a Zen 5 more than the loads (the pile 50k 0.95 of the frame
+ * time, the rain 50k 0.975, the rain 10k level on two threads and 0.96
+ * on one; ninety-first session, docs/benchmarks.md). Its gathers had come
+ * through clang's builtins before. */
+#define BP_VLOAD1(a, J, k) (((volatile __typeof__(*(a)) *)(a))[(J)[k]])
+#define BP_VLOAD16(T, a, J)                                                               \
+    ((T)(BP_VLOAD1(a, J, 0), BP_VLOAD1(a, J, 1), BP_VLOAD1(a, J, 2), BP_VLOAD1(a, J, 3),      \
+         BP_VLOAD1(a, J, 4), BP_VLOAD1(a, J, 5), BP_VLOAD1(a, J, 6), BP_VLOAD1(a, J, 7),      \
+         BP_VLOAD1(a, J, 8), BP_VLOAD1(a, J, 9), BP_VLOAD1(a, J, 10), BP_VLOAD1(a, J, 11),    \
+         BP_VLOAD1(a, J, 12), BP_VLOAD1(a, J, 13), BP_VLOAD1(a, J, 14), BP_VLOAD1(a, J, 15)))
+#define BP_VGATHER(a, J) BP_VLOAD16(float16, a, J)
+#define BP_VGATHERU(a, J) BP_VLOAD16(uint16, a, J)
 #else
 #define BP_VGATHER(a, J)                                                                  \
     ((float16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
@@ -339,8 +346,8 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 /* Gathers lane by lane (sixteen loads, the vector built from them), not
  * by AVX-512's gather instruction: on a Zen 5 the rain 10k ran in
  * 0.965-0.979 of the time, the pile 50k in 0.947-0.951, with the same
- * bits (ninety-first session, docs/benchmarks.md). PoCL's build of the
- * same loads was level or slower, so it keeps the instruction. */
+ * bits (ninety-first session, docs/benchmarks.md). PoCL's build takes
+ * loads too (its BP_VGATHER). */
 #define BP_VGATHER(a, J)                                                              \
     ((bp_vf){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]],         \
              (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]], (a)[(J)[8]], (a)[(J)[9]],         \
@@ -1371,8 +1378,8 @@ BP_FN float bp_split_n(bp_u8 n)
  * pairs' evaluation). The 16-lane C build reads the sixteen bytes into
  * the vector's lanes directly, as its BP_VGATHER does (on a Zen 5 the
  * rain 10k and the pile 50k a further 1-2% faster than by the gather
- * instruction, ninety-first session). Elsewhere through an array, lane
- * by lane. */
+ * instruction, ninety-first session; PoCL's build of the bytes was
+ * level). Elsewhere through an array, lane by lane. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 {
