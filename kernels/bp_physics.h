@@ -142,10 +142,11 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
  * compress, its permutes across 16 lanes and its word gather of the
  * contact counts, as the CPU engine's 16-lane build does through the
  * intrinsics (OpenCL C's compress is two permutes from a table in PoCL's
- * build); the float gathers are loads, as there (BP_VGATHER below). The base of a gather is passed as an address
- * (PoCL's CPU devices have one flat memory). */
+ * build); the float gathers are loads, as there (BP_VGATHER below). The
+ * base of a gather is passed as an address (PoCL's CPU devices have one
+ * flat memory). */
 #if BP_LANES == 16 && defined(BP_OCL_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
-#if __has_builtin(__builtin_ia32_gathersiv16sf) && __has_builtin(__builtin_ia32_gathersiv16si) && \
+#if __has_builtin(__builtin_ia32_gathersiv16si) &&                                              \
     __has_builtin(__builtin_ia32_compresssi512_mask) &&                                         \
     __has_builtin(__builtin_ia32_permvarsf512) && __has_builtin(__builtin_ia32_permvarsi512) && \
     __has_builtin(__builtin_ia32_cvtd2mask512)
@@ -166,6 +167,14 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #else
 #define BP_SKIP_DIVS 0
 #endif
+/* A 16-lane gather written as loads: the lanes' elements L(a, J, 0) ..
+ * L(a, J, 15), comma separated, for a vector literal (BP_VGATHER of the
+ * 16-lane builds, bp_vsplit_n's bytes in C); BP_LANE_LOAD the plain load. */
+#define BP_LANE_LOAD(a, J, k) ((a)[(J)[k]])
+#define BP_LANES16(L, a, J)                                                                \
+    L(a, J, 0), L(a, J, 1), L(a, J, 2), L(a, J, 3), L(a, J, 4), L(a, J, 5), L(a, J, 6),        \
+        L(a, J, 7), L(a, J, 8), L(a, J, 9), L(a, J, 10), L(a, J, 11), L(a, J, 12),             \
+        L(a, J, 13), L(a, J, 14), L(a, J, 15)
 #ifdef __OPENCL_VERSION__
 #ifdef BP_OCL_AVX2
 #define BP_VPERMD(v, idx) as_uint8(__builtin_ia32_permvarsi256(as_int8(v), as_int8(idx)))
@@ -185,22 +194,11 @@ typedef uint16 bp_vu;
  * on one; ninety-first session, docs/benchmarks.md). Its gathers had come
  * through clang's builtins before. */
 #define BP_VLOAD1(a, J, k) (((volatile __typeof__(*(a)) *)(a))[(J)[k]])
-#define BP_VLOAD16(T, a, J)                                                               \
-    ((T)(BP_VLOAD1(a, J, 0), BP_VLOAD1(a, J, 1), BP_VLOAD1(a, J, 2), BP_VLOAD1(a, J, 3),      \
-         BP_VLOAD1(a, J, 4), BP_VLOAD1(a, J, 5), BP_VLOAD1(a, J, 6), BP_VLOAD1(a, J, 7),      \
-         BP_VLOAD1(a, J, 8), BP_VLOAD1(a, J, 9), BP_VLOAD1(a, J, 10), BP_VLOAD1(a, J, 11),    \
-         BP_VLOAD1(a, J, 12), BP_VLOAD1(a, J, 13), BP_VLOAD1(a, J, 14), BP_VLOAD1(a, J, 15)))
-#define BP_VGATHER(a, J) BP_VLOAD16(float16, a, J)
-#define BP_VGATHERU(a, J) BP_VLOAD16(uint16, a, J)
+#define BP_VGATHER(a, J) ((float16)(BP_LANES16(BP_VLOAD1, a, J)))
+#define BP_VGATHERU(a, J) ((uint16)(BP_LANES16(BP_VLOAD1, a, J)))
 #else
-#define BP_VGATHER(a, J)                                                                  \
-    ((float16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
-               (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],       \
-               (a)[J[13]], (a)[J[14]], (a)[J[15]]))
-#define BP_VGATHERU(a, J)                                                                  \
-    ((uint16)((a)[J[0]], (a)[J[1]], (a)[J[2]], (a)[J[3]], (a)[J[4]], (a)[J[5]], (a)[J[6]], \
-              (a)[J[7]], (a)[J[8]], (a)[J[9]], (a)[J[10]], (a)[J[11]], (a)[J[12]],         \
-              (a)[J[13]], (a)[J[14]], (a)[J[15]]))
+#define BP_VGATHER(a, J) ((float16)(BP_LANES16(BP_LANE_LOAD, a, J)))
+#define BP_VGATHERU(a, J) ((uint16)(BP_LANES16(BP_LANE_LOAD, a, J)))
 #endif
 #define BP_LANE_IDS \
     ((uint16)(0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u))
@@ -348,16 +346,8 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
  * 0.965-0.979 of the time, the pile 50k in 0.947-0.951, with the same
  * bits (ninety-first session, docs/benchmarks.md). PoCL's build takes
  * loads too (its BP_VGATHER). */
-#define BP_VGATHER(a, J)                                                              \
-    ((bp_vf){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]],         \
-             (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]], (a)[(J)[8]], (a)[(J)[9]],         \
-             (a)[(J)[10]], (a)[(J)[11]], (a)[(J)[12]], (a)[(J)[13]], (a)[(J)[14]],    \
-             (a)[(J)[15]]})
-#define BP_VGATHERU(a, J)                                                             \
-    ((bp_vu){(a)[(J)[0]], (a)[(J)[1]], (a)[(J)[2]], (a)[(J)[3]], (a)[(J)[4]],         \
-             (a)[(J)[5]], (a)[(J)[6]], (a)[(J)[7]], (a)[(J)[8]], (a)[(J)[9]],         \
-             (a)[(J)[10]], (a)[(J)[11]], (a)[(J)[12]], (a)[(J)[13]], (a)[(J)[14]],    \
-             (a)[(J)[15]]})
+#define BP_VGATHER(a, J) ((bp_vf){BP_LANES16(BP_LANE_LOAD, a, J)})
+#define BP_VGATHERU(a, J) ((bp_vu){BP_LANES16(BP_LANE_LOAD, a, J)})
 #define BP_VTOI(v) __builtin_convertvector((v), bp_vi)
 #define BP_VUTOF(v) __builtin_convertvector((v), bp_vf)
 #define BP_VASU(v) ((bp_vu)(v))
@@ -1383,10 +1373,7 @@ BP_FN float bp_split_n(bp_u8 n)
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 {
-    bp_vi w = {split[J[0]],  split[J[1]],  split[J[2]],  split[J[3]],
-               split[J[4]],  split[J[5]],  split[J[6]],  split[J[7]],
-               split[J[8]],  split[J[9]],  split[J[10]], split[J[11]],
-               split[J[12]], split[J[13]], split[J[14]], split[J[15]]};
+    bp_vi w = {BP_LANES16(BP_LANE_LOAD, split, J)};
     return BP_VMAX(__builtin_convertvector(w, bp_vf), BP_VSPLAT(1.0f));
 }
 #elif !defined(__OPENCL_VERSION__) && BP_LANES == 8
