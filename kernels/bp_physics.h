@@ -139,15 +139,12 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 #endif
 /* With AVX-512 too (PoCL on skylake-avx512 and later), 16 lanes take its
- * compress, its permutes across 16 lanes and its word gather of the
- * contact counts, as the CPU engine's 16-lane build does through the
- * intrinsics (OpenCL C's compress is two permutes from a table in PoCL's
- * build); the float gathers are loads, as there (BP_VGATHER below). The
- * base of a gather is passed as an address (PoCL's CPU devices have one
- * flat memory). */
+ * compress and its permutes across 16 lanes, as the CPU engine's 16-lane
+ * build does through the intrinsics (OpenCL C's compress is two permutes
+ * from a table in PoCL's build); the gathers, and the contact counts'
+ * bytes, are loads, as there (BP_VGATHER and bp_vsplit_n below). */
 #if BP_LANES == 16 && defined(BP_OCL_AVX2) && defined(__AVX512F__) && defined(__AVX512DQ__)
-#if __has_builtin(__builtin_ia32_gathersiv16si) &&                                              \
-    __has_builtin(__builtin_ia32_compresssi512_mask) &&                                         \
+#if __has_builtin(__builtin_ia32_compresssi512_mask) &&                                       \
     __has_builtin(__builtin_ia32_permvarsf512) && __has_builtin(__builtin_ia32_permvarsi512) && \
     __has_builtin(__builtin_ia32_cvtd2mask512)
 #define BP_OCL_AVX512 1
@@ -1359,17 +1356,19 @@ BP_FN float bp_split_n(bp_u8 n)
     return n > 0 ? (float)n : 1.0f;
 }
 
-/* bp_split_n of split[J[0]], split[J[1]], ... in lanes. With AVX2 (and
- * PoCL's AVX-512) one gather of the aligned 32-bit words that hold the
- * bytes (so it reads only whole words of the array: the world's capacity
- * is a multiple of 4 balls, src/sim/world.c), shifted and masked; max(n,
- * 1) is bp_split_n's value for every count (the counts read one by one
- * into an array and loaded back as a vector stalled that load, 8% of the
- * pairs' evaluation). The 16-lane C build reads the sixteen bytes into
- * the vector's lanes directly, as its BP_VGATHER does (on a Zen 5 the
- * rain 10k and the pile 50k a further 1-2% faster than by the gather
- * instruction, ninety-first session; PoCL's build of the bytes was
- * level). Elsewhere through an array, lane by lane. */
+/* bp_split_n of split[J[0]], split[J[1]], ... in lanes. With AVX2 one
+ * gather of the aligned 32-bit words that hold the bytes (so it reads
+ * only whole words of the array: the world's capacity is a multiple of 4
+ * balls, src/sim/world.c), shifted and masked; max(n, 1) is bp_split_n's
+ * value for every count (the counts read one by one into an array and
+ * loaded back as a vector stalled that load, 8% of the pairs'
+ * evaluation). The 16-lane builds read the sixteen bytes into the
+ * vector's lanes directly, as their BP_VGATHER does: on a Zen 5 the C
+ * build's rain 10k and pile 50k 1-2% faster than by the word gather
+ * (ninety-first session), PoCL's pile 50k 0.96-0.97 and rain 10k 0.98,
+ * its loads volatile so that its LLVM does not make them the gather again
+ * (ninety-second session, docs/benchmarks.md). Elsewhere through an
+ * array, lane by lane. */
 #if !defined(__OPENCL_VERSION__) && BP_LANES == 16
 BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 {
@@ -1388,15 +1387,13 @@ BP_FN bp_vf bp_vsplit_n(const bp_u8 *split, const bp_u32 *J)
 #elif defined(BP_OCL_AVX512)
 BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 {
-    bp_vu j = BP_VLOADU(J);
-    bp_vu w = as_uint16(__builtin_ia32_gathersiv16si((int16)(0), (const void *)(size_t)split,
-                                                     as_int16(j >> 2u), (ushort)0xffff, 4));
-    bp_vf n = convert_float16(as_int16((w >> ((j & 3u) * 8u)) & 0xffu));
-    return BP_VMAX(n, BP_VSPLAT(1.0f));
+    bp_vi w = (bp_vi)(BP_LANES16(BP_VLOAD1, split, J));
+    return BP_VMAX(convert_float16(w), BP_VSPLAT(1.0f));
 }
 #elif defined(BP_OCL_AVX2) && BP_LANES == 8 && __has_builtin(__builtin_ia32_gatherd_d256)
 /* PoCL's 8 lanes with AVX2: the word gather as the CPU engine's 8-lane
- * build takes it (its base through an integer, as PoCL's 16-lane one's) */
+ * build takes it (its base passed as an address: PoCL's CPU devices have
+ * one flat memory) */
 BP_FN bp_vf bp_vsplit_n(BP_GLOBAL const bp_u8 *split, const bp_u32 *J)
 {
     bp_vu j = BP_VLOADU(J);
