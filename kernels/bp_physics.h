@@ -1282,6 +1282,41 @@ BP_FN void bp_vload_records(BP_GLOBAL const float *p, bp_vf *a, bp_vf *b, bp_vf 
     *c = y;
     *d = z;
 }
+/* The records of balls I[0..15] (p + 4 I[k]) as bp_vload_records gives
+ * those of sixteen balls in a row: sixteen 16-byte loads, four into each
+ * vector in the chunk order BP_CHUNKS_BACK leaves, and the transpose
+ * within the chunks, where four gathers of sixteen floats each had made
+ * sixty-four loads (pass 5's balls near a wall or a line, pass 4's with
+ * an impact partner). 16-lane builds (BP_HAVE_REC_GATHER): in one
+ * process, PoCL's rain 10k and 50k 0.98 of the frame time, the CPU
+ * engine's 0.99, the pile 50k level; the same bits (ninety-second
+ * session, docs/benchmarks.md). */
+#if BP_LANES == 16 && (!defined(__OPENCL_VERSION__) || defined(BP_OCL_AVX512))
+#define BP_HAVE_REC_GATHER 1
+#ifdef __OPENCL_VERSION__
+#define BP_REC_AT(p, I, k) BP_F4LOAD((p) + 4u * (I)[k])
+#define BP_REC4(p, I, k) ((float16)(BP_REC_AT(p, I, k), BP_REC_AT(p, I, k + 4), \
+                                    BP_REC_AT(p, I, k + 8), BP_REC_AT(p, I, k + 12)))
+#else
+#define BP_REC_AT(p, I, k) _mm_loadu_ps((p) + 4u * (I)[k])
+#define BP_REC4(p, I, k)                                                                     \
+    ((bp_vf)_mm512_insertf32x4(                                                              \
+        _mm512_insertf32x4(_mm512_insertf32x4(_mm512_castps128_ps512(BP_REC_AT(p, I, k)),    \
+                                              BP_REC_AT(p, I, k + 4), 1),                    \
+                           BP_REC_AT(p, I, k + 8), 2),                                       \
+        BP_REC_AT(p, I, k + 12), 3))
+#endif
+BP_FN void bp_vgather_records(BP_GLOBAL const float *p, const bp_u32 *I, bp_vf *a, bp_vf *b,
+                              bp_vf *c, bp_vf *d)
+{
+    bp_vf w = BP_REC4(p, I, 0), x = BP_REC4(p, I, 1), y = BP_REC4(p, I, 2), z = BP_REC4(p, I, 3);
+    BP_T4X4(w, x, y, z);
+    *a = w;
+    *b = x;
+    *c = y;
+    *d = z;
+}
+#endif
 /* Where bp_vstore_records_any puts lane k's record (k counted from a
  * multiple of BP_LANES): lane 4 L + m of a group at m BP_LANES / 4 + L. */
 #define BP_REC(k)                                                                   \
@@ -4093,14 +4128,19 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
     bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);
+#ifdef BP_HAVE_REC_GATHER
+    bp_vf ux, uy, qx, qy;
+    bp_vgather_records(A->sum, I, &ux, &uy, &qx, &qy);
+#else
     bp_u32 R[4][BP_LANES]; /* the fields of the balls' records */
     for (int f = 0; f < 4; f++) {
         bp_vu rf = ids * 4u + BP_VUSPLAT((bp_u32)f);
         BP_VSTORE(rf, R[f]);
     }
     bp_vf ux = BP_VGATHER(A->sum, R[0]), uy = BP_VGATHER(A->sum, R[1]);
-    bp_vf vx0 = BP_VGATHER(A->vx, I), vy0 = BP_VGATHER(A->vy, I);
     bp_vf qx = BP_VGATHER(A->sum, R[2]), qy = BP_VGATHER(A->sum, R[3]);
+#endif
+    bp_vf vx0 = BP_VGATHER(A->vx, I), vy0 = BP_VGATHER(A->vy, I);
     bp_vf Dx = qx + ux * h, Dy = qy + uy * h;
     bp_vi lines = BP_VI0;
     if (P->nlines > 0u) {
@@ -4347,15 +4387,21 @@ BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays 
     const bp_vf zero = BP_VSPLAT(0.0f);
     bp_vpair q;
     q.i = BP_VLOADU(I);
-    bp_u32 J[BP_LANES], R[4][BP_LANES]; /* the partners; the fields of the records */
+    bp_u32 J[BP_LANES]; /* the partners */
+    q.j = BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, I);
+    BP_VSTORE(q.j, J);
+#ifdef BP_HAVE_REC_GATHER
+    bp_vf dvx, dvy, px, py;
+    bp_vgather_records(A->sum, I, &dvx, &dvy, &px, &py);
+#else
+    bp_u32 R[4][BP_LANES]; /* the fields of the records */
     for (int f = 0; f < 4; f++) {
         bp_vu rf = q.i * 4u + BP_VUSPLAT((bp_u32)f);
         BP_VSTORE(rf, R[f]);
     }
-    q.j = BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, I);
-    BP_VSTORE(q.j, J);
     bp_vf dvx = BP_VGATHER(A->sum, R[0]), dvy = BP_VGATHER(A->sum, R[1]);
     bp_vf px = BP_VGATHER(A->sum, R[2]), py = BP_VGATHER(A->sum, R[3]);
+#endif
     q.xi = BP_VGATHER(A->x, I);
     q.yi = BP_VGATHER(A->y, I);
     q.ri = BP_VGATHER_OR(P->r0, A->r, I);
