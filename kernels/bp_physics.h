@@ -1282,17 +1282,16 @@ BP_FN void bp_vload_records(BP_GLOBAL const float *p, bp_vf *a, bp_vf *b, bp_vf 
     *c = y;
     *d = z;
 }
-/* The records of balls I[0..15] (p + 4 I[k]) as bp_vload_records gives
- * those of sixteen balls in a row: sixteen 16-byte loads, four into each
- * vector in the chunk order BP_CHUNKS_BACK leaves, and the transpose
- * within the chunks, where four gathers of sixteen floats each had made
- * sixty-four loads (pass 5's balls near a wall or a line, pass 4's with
- * an impact partner). 16-lane builds (BP_HAVE_REC_GATHER): in one
+/* The records of balls I[0 .. BP_LANES-1] (p + 4 I[k]) as
+ * bp_vload_records gives those of balls in a row (pass 5's balls near a
+ * wall or a line, pass 4's with an impact partner). In the 16-lane
+ * builds sixteen 16-byte loads, four into each vector in the chunk order
+ * BP_CHUNKS_BACK leaves, and the transpose within the chunks, where four
+ * gathers of sixteen floats each had made sixty-four loads: in one
  * process, PoCL's rain 10k and 50k 0.98 of the frame time, the CPU
  * engine's 0.99, the pile 50k level; the same bits (ninety-second
- * session, docs/benchmarks.md). */
+ * session, docs/benchmarks.md). Elsewhere the four gathers. */
 #if BP_LANES == 16 && (!defined(__OPENCL_VERSION__) || defined(BP_OCL_AVX512))
-#define BP_HAVE_REC_GATHER 1
 #ifdef __OPENCL_VERSION__
 #define BP_REC_AT(p, I, k) BP_F4LOAD((p) + 4u * (I)[k])
 #define BP_REC4(p, I, k) ((float16)(BP_REC_AT(p, I, k), BP_REC_AT(p, I, k + 4), \
@@ -1315,6 +1314,21 @@ BP_FN void bp_vgather_records(BP_GLOBAL const float *p, const bp_u32 *I, bp_vf *
     *b = x;
     *c = y;
     *d = z;
+}
+#else
+BP_FN_INLINE void bp_vgather_records(BP_GLOBAL const float *p, const bp_u32 *I, bp_vf *a,
+                                     bp_vf *b, bp_vf *c, bp_vf *d)
+{
+    bp_vu ids = BP_VLOADU(I);
+    bp_u32 R[4][BP_LANES]; /* the fields of the balls' records */
+    for (int f = 0; f < 4; f++) {
+        bp_vu rf = ids * 4u + BP_VUSPLAT((bp_u32)f);
+        BP_VSTORE(rf, R[f]);
+    }
+    *a = BP_VGATHER(p, R[0]);
+    *b = BP_VGATHER(p, R[1]);
+    *c = BP_VGATHER(p, R[2]);
+    *d = BP_VGATHER(p, R[3]);
 }
 #endif
 /* Where bp_vstore_records_any puts lane k's record (k counted from a
@@ -4128,18 +4142,8 @@ BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, co
     ri = ri + ri * (BP_ROUGH * share);
     bp_vf px = BP_VMIN(BP_VMAX(BP_VGATHER(A->x, I), ri), P->width - ri);
     bp_vf py = BP_VMIN(BP_VMAX(BP_VGATHER(A->y, I), ri), P->height - ri);
-#ifdef BP_HAVE_REC_GATHER
     bp_vf ux, uy, qx, qy;
     bp_vgather_records(A->sum, I, &ux, &uy, &qx, &qy);
-#else
-    bp_u32 R[4][BP_LANES]; /* the fields of the balls' records */
-    for (int f = 0; f < 4; f++) {
-        bp_vu rf = ids * 4u + BP_VUSPLAT((bp_u32)f);
-        BP_VSTORE(rf, R[f]);
-    }
-    bp_vf ux = BP_VGATHER(A->sum, R[0]), uy = BP_VGATHER(A->sum, R[1]);
-    bp_vf qx = BP_VGATHER(A->sum, R[2]), qy = BP_VGATHER(A->sum, R[3]);
-#endif
     bp_vf vx0 = BP_VGATHER(A->vx, I), vy0 = BP_VGATHER(A->vy, I);
     bp_vf Dx = qx + ux * h, Dy = qy + uy * h;
     bp_vi lines = BP_VI0;
@@ -4390,18 +4394,8 @@ BP_FN void bp_vresolve_partnered(const bp_step_params *P, const bp_block_arrays 
     bp_u32 J[BP_LANES]; /* the partners */
     q.j = BP_VGATHERU((BP_GLOBAL const bp_u32 *)A->best, I);
     BP_VSTORE(q.j, J);
-#ifdef BP_HAVE_REC_GATHER
     bp_vf dvx, dvy, px, py;
     bp_vgather_records(A->sum, I, &dvx, &dvy, &px, &py);
-#else
-    bp_u32 R[4][BP_LANES]; /* the fields of the records */
-    for (int f = 0; f < 4; f++) {
-        bp_vu rf = q.i * 4u + BP_VUSPLAT((bp_u32)f);
-        BP_VSTORE(rf, R[f]);
-    }
-    bp_vf dvx = BP_VGATHER(A->sum, R[0]), dvy = BP_VGATHER(A->sum, R[1]);
-    bp_vf px = BP_VGATHER(A->sum, R[2]), py = BP_VGATHER(A->sum, R[3]);
-#endif
     q.xi = BP_VGATHER(A->x, I);
     q.yi = BP_VGATHER(A->y, I);
     q.ri = BP_VGATHER_OR(P->r0, A->r, I);
