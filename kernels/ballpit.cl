@@ -5,7 +5,8 @@
  * truth). What is here is the part that differs between a loop on a CPU
  * and work-items on a device: the deterministic grid build and the max
  * speed reduction. Before a step's sub-steps bp_k_copy_state copies x, y,
- * vx and vy to the backup (the last good state, should a kernel fail).
+ * vx and vy to the backup (the last good state, should a kernel fail);
+ * bp_k_steps does that copy itself, in its pass 0.
  * One sub-step is, in order (src/sim/engine_ocl.c):
  *
  *   bp_k_integrate    per ball: gravity, speed cap, cell index, speed^2;
@@ -445,7 +446,8 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * in sync[], as the CPU engine's OpenMP threads do. The passes and their
  * order are those of the separate kernels, so the bits are the same.
  *
- * The passes of a step are numbered: 0 integrates the first sub-step,
+ * The passes of a step are numbered: 0 takes the step's backup (x, y,
+ * vx, vy: bp_team_backup) and integrates the first sub-step,
  * then BP_TEAM_PASSES per sub-step s (1 + BP_TEAM_PASSES s + p): p = 0
  * counts the balls by cell, 1 the cells' offsets (a span of cells a
  * group, or group 0: bp_team_span_offsets), 2 puts the
@@ -920,6 +922,35 @@ static void bp_team_merge_kept(volatile __global uint *keep, uint parts, bp_merg
     }
 }
 
+/* The step's backup of balls b..e-1 (bp_k_copy_state's), in pass 0
+ * before their integration, the first change to them in a step: on PoCL
+ * the backup's own kernel had cost a wake of the device's threads and
+ * 50-55 us a frame (the rain 10k's 1.2%; docs/benchmarks.md,
+ * ninety-third session). In lanes, as LLVM left the plain loop scalar
+ * (the rain 50k 1-2% slower than the kernel), and a call: inlined, it
+ * moved the code of the passes around it (the pile 50k 1-1.5% slower). */
+__attribute__((noinline)) static void bp_team_backup(uint b, uint e, __global const float *x,
+                                                     __global const float *y,
+                                                     __global const float *vx,
+                                                     __global const float *vy,
+                                                     __global float *bx, __global float *by,
+                                                     __global float *bvx, __global float *bvy)
+{
+    uint k = b;
+    for (; k + BP_LANES <= e; k += BP_LANES) {
+        BP_VSTORE(BP_VLOAD(x + k), bx + k);
+        BP_VSTORE(BP_VLOAD(y + k), by + k);
+        BP_VSTORE(BP_VLOAD(vx + k), bvx + k);
+        BP_VSTORE(BP_VLOAD(vy + k), bvy + k);
+    }
+    for (; k < e; k++) {
+        bx[k] = x[k];
+        by[k] = y[k];
+        bvx[k] = vx[k];
+        bvy[k] = vy[k];
+    }
+}
+
 /* The largest speed^2 over the slots (after a barrier). */
 static float bp_team_v2max(bp_team *t, uint slots)
 {
@@ -944,7 +975,8 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global const float *ly1, __global const float *lx2,
                          __global const float *ly2, __global const uint *seg_start,
                          __global const uint *seg_list, __global const uint *seg_gap,
-                         __global uint *count)
+                         __global uint *count, __global float *bx, __global float *by,
+                         __global float *bvx, __global float *bvy)
 {
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
     volatile __global uint *cpus = sync + 7u + 7u * slots + 5u * BP_TEAM_PARTS_MAX;
@@ -994,10 +1026,12 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
 #endif
         /* this sub-step's grid from the last one's */
         const int merge = s > 0u && P.n <= BP_TEAM_MERGE_MAX;
-        if (p == BP_TEAM_PASSES) { /* pass 1 of the first sub-step */
+        if (p == BP_TEAM_PASSES) { /* the backup, pass 1 of the first sub-step */
             float v2m = 0.0f;
-            while (bp_team_chunk(&t, P.n, chunk, &b, &e))
+            while (bp_team_chunk(&t, P.n, chunk, &b, &e)) {
+                bp_team_backup(b, e, x, y, vx, vy, bx, by, bvx, bvy);
                 v2m = bp_block_integrate(&P, &A, cell, b, e, v2m);
+            }
             bp_team_put_v2(&t, slots, v2m);
         } else if (p == BP_TP_COUNT && merge) {
             bp_team_merge_parts(bp_team_cuts(&t, slots, 0u), slots, parts, cell_start, ncells,

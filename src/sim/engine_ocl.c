@@ -792,7 +792,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
                                      B_M,      B_SPLIT, B_NCONTACT, B_CELL, B_START, B_SORTED,
                                      B_SPOS,   B_BEST, B_SUM,
                                      B_LX1,    B_LY1,  B_LX2,    B_LY2,  B_SEG_START,
-                                     B_SEG_LIST, B_SEG_GAP, B_TEAM_COUNT};
+                                     B_SEG_LIST, B_SEG_GAP, B_TEAM_COUNT, B_BX, B_BY,
+                                     B_BVX,    B_BVY};
     a |= set_arg(o, K_STEPS, 0, ps, &P, err, errlen);
     a |= set_arg(o, K_STEPS, 4, sizeof cu_ncells, &cu_ncells, err, errlen);
     a |= set_arg(o, K_STEPS, 5, sizeof o->chunk, &o->chunk, err, errlen);
@@ -900,6 +901,11 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
             set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
             enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
             return -1;
+        /* pass 0 copies the state to the backup before it changes any of
+         * it (bp_k_steps), so from here on, as after the backup kernel's
+         * enqueue, only the backup is sure to be good */
+        if (first == 0)
+            o->read_backup = 1;
         rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0,
                                  SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
         if (rc != CL_SUCCESS)
@@ -908,6 +914,8 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
         alone = st[0] >= BP_OCL_SYNC_OFF; /* called off: nothing ran */
         if (alone) {
             o->team_off++;
+            if (first == 0) /* nor the backup: the state buffers are good */
+                o->read_backup = 0;
         } else if (st[1] & BP_OCL_SYNC_STOP) {
             if (st[3] < first || st[3] >= end)
                 return bp_fail(err, errlen, "OpenCL: bp_k_steps stopped at pass %u, outside "
@@ -978,23 +986,25 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         return 0;
     }
     double t0 = bp_now();
-    /* Last good state, on the device, in case a kernel below fails: one
-     * kernel (bp_k_copy_state) where four clEnqueueCopyBuffer commands were
-     * four wakes of PoCL's threads (the rain 10k's and the pile 10k's
-     * frames 0.99 of the time with it: docs/benchmarks.md, seventieth
-     * session). */
-    o->read_backup = 0; /* until the copy is enqueued the state buffers are good */
-    if (enqueue(o, K_BACKUP, o->n, o->local, NULL, err, errlen))
-        return broke(o, err);
-    o->read_backup = 1; /* from here on only the backup is sure to be good */
-    uint32_t run = inject ? (nsub + 1) / 2 : nsub;
-    int failed = 0;
-    cl_int rc = CL_SUCCESS;
     /* On CPU devices the whole step is one launch of bp_k_steps, except
      * the first step after an attach, whose separate kernels are timed to
      * share out the wall time of later steps among the phases. */
     int team = o->team && o->team_steps > 0;
     o->team_steps++;
+    /* Last good state, on the device, in case a kernel below fails: one
+     * kernel (bp_k_copy_state) where four clEnqueueCopyBuffer commands were
+     * four wakes of PoCL's threads (the rain 10k's and the pile 10k's
+     * frames 0.99 of the time with it: docs/benchmarks.md, seventieth
+     * session). bp_k_steps takes it itself, in its pass 0 (run_team sets
+     * read_backup): on PoCL the kernel had cost a wake of its threads and
+     * 50-55 us a frame (docs/benchmarks.md, ninety-third session). */
+    o->read_backup = 0; /* until the copy is enqueued the state buffers are good */
+    if (!team && enqueue(o, K_BACKUP, o->n, o->local, NULL, err, errlen))
+        return broke(o, err);
+    o->read_backup = !team; /* from here on only the backup is sure to be good */
+    uint32_t run = inject ? (nsub + 1) / 2 : nsub;
+    int failed = 0;
+    cl_int rc = CL_SUCCESS;
     const int ran = bp_team_pick_size(&o->pick);
     if (team)
         failed = run_team(o, run, err, errlen);
