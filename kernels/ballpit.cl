@@ -499,7 +499,8 @@ __kernel void bp_k_move(const bp_step_params P, __global float *x, __global floa
  * stamp counter's ticks / 64 that group 0 spent in the step's phases
  * (bp_team_phase), then in the integrations that the moves carry (group
  * 0 clears them in a step's first launch). The host zeroes sync[0..3]
- * before each launch. */
+ * at attach and after each launch's read of them, so they are 0 when a
+ * launch begins. */
 /* Passes per sub-step, and the most parts the grid is built in (the host
  * passes both; engine_ocl.c). */
 #ifndef BP_TEAM_PASSES

@@ -893,10 +893,6 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
         cl_uint end =
             alone ? (first == 0 ? 1u : first + TEAM_PASSES - (first - 1u) % TEAM_PASSES) : total;
         size_t groups = alone ? 1 : (size_t)bp_team_pick_size(&o->pick);
-        cl_int rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
-                                         NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
         if (set_arg(o, K_STEPS, 1, sizeof first, &first, err, errlen) ||
             set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
             enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
@@ -906,10 +902,21 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
          * enqueue, only the backup is sure to be good */
         if (first == 0)
             o->read_backup = 1;
-        rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_TRUE, 0,
-                                 SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
+        cl_int rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0,
+                                        SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
         if (rc != CL_SUCCESS)
             return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
+        /* The counters the next launch starts from (attach writes them
+         * first), zeroed after this one's read, in the same wait: enqueued
+         * before the launch, the write had woken PoCL's threads by itself,
+         * and they had slept again before the kernel came */
+        rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0, NULL,
+                                  NULL);
+        if (rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
+        rc = clFinish(o->q);
+        if (rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, "clFinish(sync)", rc);
         o->team_launches++;
         alone = st[0] >= BP_OCL_SYNC_OFF; /* called off: nothing ran */
         if (alone) {
