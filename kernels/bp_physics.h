@@ -543,9 +543,10 @@ static const unsigned long long bp_lanes_of[256] = {
 /* OpenCL C on AVX-512: the compress in a register and one 64-byte store
  * (BP_VSTORE; PoCL's rain 50k and pile 0.97-0.98 of the frame time
  * against vstore16's three stores) */
-#define BP_VCOMPRESS(dst, n, m, vals)                                                    \
+#define BP_VCOMPRESS(dst, n, m, vals) BP_VCOMPRESS_BITS(dst, n, BP_VMASK(m), vals)
+#define BP_VCOMPRESS_BITS(dst, n, mk, vals)                                              \
     do {                                                                                 \
-        uint mk_ = BP_VMASK(m);                                                          \
+        uint mk_ = (mk);                                                                 \
         BP_VSTORE(as_uint16(__builtin_ia32_compresssi512_mask(as_int16(vals), (int16)(0), \
                                                               (ushort)mk_)),              \
                   (dst) + (n));                                                          \
@@ -3390,22 +3391,37 @@ BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const floa
     BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
 }
 
-#if !defined(__OPENCL_VERSION__) && BP_LANES == 8 && defined(__BMI2__)
+#if (!defined(__OPENCL_VERSION__) && BP_LANES == 8 && defined(__BMI2__)) ||                 \
+    (defined(BP_OCL_AVX512) && defined(__BMI2__) && __has_builtin(__builtin_ia32_bzhi_si))
+#ifdef __OPENCL_VERSION__ /* PoCL on a CPU with AVX-512 and BMI2 */
+#define BP_BZHI(a, n) ((bp_u32)__builtin_ia32_bzhi_si((a), (n)))
+#else
+#define BP_BZHI(a, n) _bzhi_u32((a), (n))
+#endif
 /* The 8-lane C build (x86-64-v3, which has BMI2): the lanes in the run
  * cut from the compare's mask as bits, the run's lanes left a count in a
  * general register (below 256: bzhi reads its low 8 bits; the long runs'
  * path clamps it) instead of a vector counted down and compared: one
  * instruction fewer a step, and no splat of the count a row (the rain
- * 10k 3.5% fewer instructions, eighty-sixth session). The same lanes. */
+ * 10k 3.5% fewer instructions, eighty-sixth session). The same lanes.
+ * PoCL's AVX-512 build takes it too: the portable step's lane test, a
+ * second compare masked by the distance's, had followed the distance's
+ * compare on the way to the compress (a compare's latency more a step,
+ * where GCC's 16-lane step puts the lane test first). With the bits,
+ * PoCL's rain 10k to 200k and pile 50k 0.980-0.988 of the frame time in
+ * one process, both orders; the lane test first, as a mask from the
+ * count (GCC's order, through clang's masked compare builtin), was
+ * 0.5-1.4% slower than the bits (ninety-third session). */
 #define BP_ONCE_BITS 1
-BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, const float *spos,
-                                    const float *sposy, const bp_u32 *sorted, bp_u32 s,
+BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
+                                    BP_GLOBAL const float *sposy,
+                                    BP_GLOBAL const bp_u32 *sorted, bp_u32 s,
                                     bp_u32 left, float xi, float yi, float reach2, bp_u32 b,
                                     bp_u32 w, int past)
 {
     bp_vf dx = BP_VLOAD(spos + s) - xi, dy = BP_VLOAD(sposy + s) - yi;
     bp_vu jv = BP_VLOADU(sorted + s);
-    bp_u32 mk = _bzhi_u32(BP_VMASK(dx * dx + dy * dy <= reach2), left);
+    bp_u32 mk = BP_BZHI(BP_VMASK(dx * dx + dy * dy <= reach2), left);
     if (past && s + BP_LANES > b)
         jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
                    BP_VUSPLAT(BP_ONCE_NOJ));
