@@ -358,6 +358,13 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
                             _mm512_maskz_compress_epi32(mk_, (__m512i)(vals)));        \
         (n) += (bp_u32)__builtin_popcount(mk_);                                      \
     } while (0)
+#define BP_VCOMPRESS_BITS(dst, n, mk, vals)                                          \
+    do {                                                                             \
+        __mmask16 mk_ = (__mmask16)(mk);                                             \
+        _mm512_storeu_si512((void *)((dst) + (n)),                                   \
+                            _mm512_maskz_compress_epi32(mk_, (__m512i)(vals)));        \
+        (n) += (bp_u32)__builtin_popcount(mk_);                                      \
+    } while (0)
 #define BP_LANE_IDS ((bp_vu){0u, 1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u, 9u, 10u, 11u, 12u, 13u, 14u, 15u})
 #define BP_VSPLAT(a) ((bp_vf)_mm512_set1_ps(a))
 #define BP_VUSPLAT(a) ((bp_vu)_mm512_set1_epi32((int)(a)))
@@ -2930,19 +2937,19 @@ typedef struct bp_once_list {
 #define BP_ONCE_CAND 0x80000000u
 #define BP_ONCE_SOFT 0x40000000u
 
-/* BP_ROW_MASKED: the screening takes a run's steps with the lanes' masks
- * as masks (bp_once_batch): the lanes in the run and those past the range
- * from compares of the lanes' slots, the compare's mask into the compress;
- * the same build only, the others take bp_screen's portable step.
- * From the forty-second to the forty-sixth session the same build also
- * gathered each window's first-row run (cell_start at the row's two ends)
- * in lanes as the block was filled (BP_ROW_RUNS); without it the rain
- * and the pile were level on the Xeon and 0.963-0.970 of the frame time
- * on a Zen 5, whose gathers cost more (docs/benchmarks.md, forty-seventh
- * session). */
-#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
-#define BP_ROW_MASKED 1
-#endif
+/* The screening's steps: bp_once_step_bits (the lanes in the run cut
+ * from the distance compare's bits by bzhi) where the build has BMI2,
+ * bp_once_step (the lanes' count compared in a vector) elsewhere. From
+ * the forty-second to the ninety-second session the CPU engine's 16-lane
+ * build took steps of its own (BP_ROW_MASKED, bp_once_batch: the lanes in
+ * the run and past the range by compares of the lanes' slots, masks into
+ * the distance compare); the bits were 1.1-1.5% faster (ninety-third
+ * session, docs/benchmarks.md). From the forty-second to the forty-sixth
+ * session that build also gathered each window's first-row run
+ * (cell_start at the row's two ends) in lanes as the block was filled
+ * (BP_ROW_RUNS); without it the rain and the pile were level on the Xeon
+ * and 0.963-0.970 of the frame time on a Zen 5, whose gathers cost more
+ * (docs/benchmarks.md, forty-seventh session). */
 
 /* A block of slots' balls i in slot order, slot k at k - k0 (so the pairs'
  * i sides load and permute as bp_vpair_i_side's do), or the balls of a
@@ -3325,46 +3332,6 @@ BP_FN void bp_slot_block_fill_at(const bp_step_params *P, const bp_block_arrays 
         bp_slot_block_one(P, A, vmax, w < nb, w < nb ? K[w] : 0u, w, S);
 }
 
-#ifdef BP_ROW_MASKED
-/* Ball i's side of the screening steps (bp_once_batch), taken from S once
- * a ball: read from S in every step, the compiler loaded them again after
- * each store into the list, which might have changed them for all it knew
- * (PoCL's build kept them in registers). */
-typedef struct bp_once_i {
-    __m512 x, y, reach2; /* ball i's position and reach^2 in every lane */
-    __m512i w;           /* its slot in the block, in the pair word's place */
-} bp_once_i;
-
-/* One screening step of bp_once_screen: the BP_LANES slots from s, those
- * before vk1 (splat) in the run and, where past, those at vb (splat, b) or
- * after flagged BP_ONCE_NOJ; the ones within reach of ball I go into the
- * list (*ln pairs in it), which must have room for BP_LANES more. past is
- * 0 for a block none of whose windows reaches slot b (all but the last
- * rows of a range): its steps leave out the compare for b and its or, 3
- * of the step's 15 vector instructions (seventy-second session: the
- * same bits, one thread 0.97-0.99 of the frame time, two level). */
-BP_FN_INLINE void bp_once_batch(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
-                                BP_GLOBAL const float *sposy, BP_GLOBAL const bp_u32 *sorted,
-                                const bp_once_i *I, bp_u32 s, __m512i vk1, __m512i vb, int past)
-{
-    __m512i slots = _mm512_add_epi32(_mm512_set1_epi32((int)s), (__m512i)BP_LANE_IDS);
-    __mmask16 lm = _mm512_cmplt_epu32_mask(slots, vk1);
-    __m512 dx = _mm512_sub_ps(_mm512_loadu_ps(spos + s), I->x);
-    __m512 dy = _mm512_sub_ps(_mm512_loadu_ps(sposy + s), I->y);
-    __m512 d2 = _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy));
-    /* the masks as masks: the compare's straight into the compress, the
-     * lanes filled and those at b or after as write masks, where the
-     * vector form made each a vector and tested it back into a mask */
-    __mmask16 mk = _mm512_mask_cmp_ps_mask(lm, d2, I->reach2, _CMP_LE_OQ);
-    __m512i jw = _mm512_or_si512(_mm512_loadu_si512((const void *)(sorted + s)), I->w);
-    if (past) {
-        __mmask16 noj = _mm512_cmpge_epu32_mask(slots, vb);
-        jw = _mm512_mask_or_epi32(jw, noj, jw, _mm512_set1_epi32((int)BP_ONCE_NOJ));
-    }
-    _mm512_storeu_si512((void *)(L->j + *ln), _mm512_maskz_compress_epi32(mk, jw));
-    *ln += (bp_u32)__builtin_popcount(mk);
-}
-#else
 /* One screening step of bp_once_screen's portable form (PoCL's, and the
  * 8- and 4-lane C builds'): the BP_LANES slots from s, those in the run
  * (the lanes below left, each lane holding the slots the run has left
@@ -3374,9 +3341,10 @@ BP_FN_INLINE void bp_once_batch(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const flo
  * down a step at a time, and signed (a run is under 2^31 slots): one
  * subtract and one compare a step, where the lanes' slots against the
  * run's end had been a splat, an add and an unsigned compare (a subtract
- * and a signed compare in AVX2). past a constant as in bp_once_batch:
- * the steps of a block whose windows do not reach b test nothing for
- * it. */
+ * and a signed compare in AVX2). past a constant: the steps of a block
+ * whose windows do not reach b test nothing for it (the C 16-lane step's
+ * compare for b left out so: the same bits, one thread 0.97-0.99 of the
+ * frame time, two level; seventy-second session). */
 BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
                                BP_GLOBAL const float *sposy, BP_GLOBAL const bp_u32 *sorted,
                                bp_u32 s, bp_vi left, float xi, float yi, float reach2, bp_u32 b,
@@ -3391,27 +3359,29 @@ BP_FN_INLINE void bp_once_step(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const floa
     BP_VCOMPRESS(L->j, *ln, in, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
 }
 
-#if (!defined(__OPENCL_VERSION__) && BP_LANES == 8 && defined(__BMI2__)) ||                 \
+#if (!defined(__OPENCL_VERSION__) && BP_LANES >= 8 && defined(__BMI2__)) ||                 \
     (defined(BP_OCL_AVX512) && defined(__BMI2__) && __has_builtin(__builtin_ia32_bzhi_si))
 #ifdef __OPENCL_VERSION__ /* PoCL on a CPU with AVX-512 and BMI2 */
 #define BP_BZHI(a, n) ((bp_u32)__builtin_ia32_bzhi_si((a), (n)))
 #else
 #define BP_BZHI(a, n) _bzhi_u32((a), (n))
 #endif
-/* The 8-lane C build (x86-64-v3, which has BMI2): the lanes in the run
- * cut from the compare's mask as bits, the run's lanes left a count in a
- * general register (below 256: bzhi reads its low 8 bits; the long runs'
- * path clamps it) instead of a vector counted down and compared: one
- * instruction fewer a step, and no splat of the count a row (the rain
- * 10k 3.5% fewer instructions, eighty-sixth session). The same lanes.
- * PoCL's AVX-512 build takes it too: the portable step's lane test, a
- * second compare masked by the distance's, had followed the distance's
- * compare on the way to the compress (a compare's latency more a step,
- * where GCC's 16-lane step puts the lane test first). With the bits,
- * PoCL's rain 10k to 200k and pile 50k 0.980-0.988 of the frame time in
- * one process, both orders; the lane test first, as a mask from the
- * count (GCC's order, through clang's masked compare builtin), was
- * 0.5-1.4% slower than the bits (ninety-third session). */
+/* The 8- and 16-lane C builds (x86-64-v3 and v4, which have BMI2): the
+ * lanes in the run cut from the compare's mask as bits, the run's lanes
+ * left a count in a general register (below 256: bzhi reads its low 8
+ * bits; the long runs' path clamps it) instead of a vector counted down
+ * and compared: one instruction fewer a step, and no splat of the count a
+ * row (the 8-lane build's rain 10k 3.5% fewer instructions, eighty-sixth
+ * session). The same lanes. PoCL's AVX-512 build takes it too: the
+ * portable step's lane test, a second compare masked by the distance's,
+ * had followed the distance's compare on the way to the compress (a
+ * compare's latency more a step). With the bits, PoCL's rain 10k to 200k
+ * and pile 50k 0.980-0.988 of the frame time in one process, both
+ * orders; the lane test first, as a mask from the count (through clang's
+ * masked compare builtin), was 0.5-1.4% slower than the bits. The 16-lane
+ * C build's own step had tested the lanes first, so (bp_once_batch, until
+ * the ninety-second session); the bits were 1.1-1.5% faster there too
+ * (ninety-third session, docs/benchmarks.md). */
 #define BP_ONCE_BITS 1
 BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const float *spos,
                                     BP_GLOBAL const float *sposy,
@@ -3421,21 +3391,27 @@ BP_FN_INLINE void bp_once_step_bits(bp_once_list *L, bp_u32 *ln, BP_GLOBAL const
 {
     bp_vf dx = BP_VLOAD(spos + s) - xi, dy = BP_VLOAD(sposy + s) - yi;
     bp_vu jv = BP_VLOADU(sorted + s);
+#if !defined(__OPENCL_VERSION__) && BP_LANES == 16
+    /* the compare straight into a mask register: through BP_VMASK's
+     * vector, GCC had made it one and tested it back (two instructions) */
+    bp_u32 mk = BP_BZHI(_mm512_cmp_ps_mask((__m512)(dx * dx + dy * dy), _mm512_set1_ps(reach2),
+                                           _CMP_LE_OQ),
+                        left);
+#else
     bp_u32 mk = BP_BZHI(BP_VMASK(dx * dx + dy * dy <= reach2), left);
+#endif
     if (past && s + BP_LANES > b)
         jv = jv | (BP_VASU(BP_LANE_IDS + BP_VUSPLAT(s) >= BP_VUSPLAT(b)) &
                    BP_VUSPLAT(BP_ONCE_NOJ));
     BP_VCOMPRESS_BITS(L->j, *ln, mk, jv | BP_VUSPLAT(w << BP_ONCE_ISHIFT));
 }
 #endif
-#endif
 
 /* The pairs of the ball in slot k of block S with the balls in slots
  * lo..hi-1 of its window into the list (*ln pairs in it), those at b or
  * after flagged BP_ONCE_NOJ (the sums they add to are cleared before:
  * bp_slot_block_reach). Each row's run of slots is taken BP_LANES at a
- * time; in the CPU engine's 16-lane build (BP_ROW_MASKED) through
- * bp_once_batch, the lanes' masks as masks. Until the forty-third session the 16-lane
+ * time (bp_once_step_bits, bp_once_step). Until the forty-third session the 16-lane
  * builds (C, and PoCL's through its builtins) first packed the runs of
  * a window's rows into full vectors by expands, so a row of a few balls
  * did not take a whole step; the packing cost more than the steps it
@@ -3462,16 +3438,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A,
     BP_GLOBAL const bp_u32 *cell_start = R->cell_start, *sorted = R->sorted;
     BP_GLOBAL const float *spos = R->spos, *sposy = R->sposy;
     bp_u32 w = k - S->k0;
-#ifdef BP_ROW_MASKED
-    bp_once_i I;
-    I.x = _mm512_set1_ps(S->x[w]);
-    I.y = _mm512_set1_ps(S->y[w]);
-    I.reach2 = _mm512_set1_ps(S->W.reach2[w]);
-    I.w = _mm512_set1_epi32((int)(w << BP_ONCE_ISHIFT));
-    __m512i vb = _mm512_set1_epi32((int)b);
-#else
     float xi = S->x[w], yi = S->y[w], reach2 = S->W.reach2[w];
-#endif
     /* each row's run from the ends of the window's first row, a row
      * (gw cells) on each time: the row's start from gy * gw and the
      * grid's width from P in every row had put a multiply and two
@@ -3504,22 +3471,7 @@ BP_FN void bp_once_screen(const bp_step_params *P, const bp_block_arrays *A,
              * rain 0.97) */
             k1 = k1 > k0 ? k1 : k0;
         }
-#ifdef BP_ROW_MASKED
-        __m512i vk1 = _mm512_set1_epi32((int)k1);
-        /* The lanes in the run (slot < k1) and those at b or after by
-         * compares of the lanes' slots, and whole loads (the arrays have
-         * BP_SCREEN_PAD slots past the last ball), as PoCL's build of the
-         * portable step does: the masks had been made from the lane
-         * counts (shifts, conditional moves) for masked loads (two
-         * threads 0.98 of the frame time, one thread level). The compare
-         * for b is taken in every step: where the step ends before b its
-         * mask is empty anyway, and taken only in the steps that reach b
-         * it had the mask through a general register and a conditional
-         * move (the rain 10k 1-1.5% slower, sixty-ninth session). */
-#define BP_ONCE_STEP(s) bp_once_batch(L, ln, spos, sposy, sorted, &I, (s), vk1, vb, past)
-#define BP_ONCE_NEXT(s) ((s) += BP_LANES)
-#define BP_ONCE_LEFT_CLAMP()
-#elif defined(BP_ONCE_BITS)
+#if defined(BP_ONCE_BITS)
         bp_u32 left = k1 - k0;
 #define BP_ONCE_STEP(s) \
     bp_once_step_bits(L, ln, spos, sposy, sorted, (s), left, xi, yi, reach2, b, w, past)
