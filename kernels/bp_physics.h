@@ -350,14 +350,10 @@ typedef uint32_t bp_vu __attribute__((vector_size(64)));
 #define BP_VASU(v) ((bp_vu)(v))
 #define BP_VASI(v) ((bp_vi)(v))
 /* Appends the lanes of vals (bp_vu) where m is on to dst[n ...], in lane
- * order, and adds their number to n (it may write BP_LANES slots). */
-#define BP_VCOMPRESS(dst, n, m, vals)                                                \
-    do {                                                                             \
-        __mmask16 mk_ = _mm512_test_epi32_mask((__m512i)(m), (__m512i)(m));          \
-        _mm512_storeu_si512((void *)((dst) + (n)),                                   \
-                            _mm512_maskz_compress_epi32(mk_, (__m512i)(vals)));        \
-        (n) += (bp_u32)__builtin_popcount(mk_);                                      \
-    } while (0)
+ * order, and adds their number to n (it may write BP_LANES slots); the
+ * same from the lanes' mask as bits (BP_VCOMPRESS_BITS). */
+#define BP_VCOMPRESS(dst, n, m, vals)                                                         \
+    BP_VCOMPRESS_BITS(dst, n, _mm512_test_epi32_mask((__m512i)(m), (__m512i)(m)), vals)
 #define BP_VCOMPRESS_BITS(dst, n, mk, vals)                                          \
     do {                                                                             \
         __mmask16 mk_ = (__mmask16)(mk);                                             \

@@ -1006,9 +1006,11 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
      * read_backup): on PoCL the kernel had cost a wake of its threads and
      * 50-55 us a frame (docs/benchmarks.md, ninety-third session). */
     o->read_backup = 0; /* until the copy is enqueued the state buffers are good */
-    if (!team && enqueue(o, K_BACKUP, o->n, o->local, NULL, err, errlen))
-        return broke(o, err);
-    o->read_backup = !team; /* from here on only the backup is sure to be good */
+    if (!team) {
+        if (enqueue(o, K_BACKUP, o->n, o->local, NULL, err, errlen))
+            return broke(o, err);
+        o->read_backup = 1; /* from here on only the backup is sure to be good */
+    }
     uint32_t run = inject ? (nsub + 1) / 2 : nsub;
     int failed = 0;
     cl_int rc = CL_SUCCESS;
