@@ -151,6 +151,20 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 #endif
 #endif /* __OPENCL_VERSION__ */
+/* BP_FN_SLOW: pass 5's slow lanes (bp_vmove_static) and the segment walks
+ * in them (bp_vsegments_near, bp_vsegments_touch, bp_vsweep_segments,
+ * bp_vpushout_segment), calls of their own in PoCL's 16-lane build, as
+ * GCC leaves the first two calls in the C build: inlined into bp_k_steps
+ * with everything else, they had made PoCL's rain 10k 1.008 of the frame
+ * time, its rain 50k 1.006 and its pile 50k 1.013 (ab_frames in turns;
+ * one call each, or the walks alone as calls, level or slower; the same
+ * bits; ninety-fourth session, docs/benchmarks.md). Inlined elsewhere:
+ * PoCL's 8 lanes level, and no GPU takes these lanes. */
+#ifdef BP_OCL_AVX512
+#define BP_FN_SLOW static __attribute__((noinline))
+#else
+#define BP_FN_SLOW BP_FN
+#endif
 /* BP_SKIP_DIVS: whether pass 3 branches round a division that no lane of
  * a group needs (the resting contact's gap / h where every lane
  * overlaps). On a CPU the test is cheap beside the division: the C build
@@ -3782,7 +3796,7 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
  * no further than k cells from it, and the nearest segment is further)
  * are found empty with one read, and only the others walk their rows:
  * most groups of balls, away from the lines, read no row at all. */
-BP_FN bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
+BP_FN_SLOW bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
                               bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vi b[4];
@@ -3923,7 +3937,7 @@ BP_FN bp_vf bp_vsegment_closest(bp_vf px, bp_vf py, bp_vf ax, bp_vf ay, bp_vf bx
 }
 
 /* bp_segments_touch for the lanes in on (the others 0). */
-BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+BP_FN_SLOW bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
                                bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vseg_iter it;
@@ -3943,7 +3957,7 @@ BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A
 }
 
 /* bp_pushout_segment for the lanes in on. */
-BP_FN void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
+BP_FN_SLOW void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
                                bp_vf bx, bp_vf by)
 {
     bp_vf qx, qy;
@@ -4047,7 +4061,7 @@ BP_FN void bp_vsweep_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, 
 }
 
 /* bp_sweep_segments for the lanes in on. */
-BP_FN void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+BP_FN_SLOW void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
                               bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
                               bp_vf *nx, bp_vf *ny)
 {
@@ -4095,7 +4109,7 @@ BP_FN void bp_vstore_at(bp_vf a, bp_vf b, bp_vf c, bp_vf d, bp_vi on, const bp_u
 
 /* bp_move_static for balls I[0 .. BP_LANES-1], those of the lanes in on
  * (the others, any ball, are read and not written). */
-BP_FN void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, const bp_u32 *I,
+BP_FN_SLOW void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, const bp_u32 *I,
                            bp_vi on)
 {
     const float h = P->h, rest = P->rest_speed;
