@@ -290,9 +290,10 @@ static void cpu_model(char *out, size_t n)
 }
 
 /* One JSON row: r, the median of `runs` runs whose ms/frame were ms[0..runs-1]
- * in the order they ran. */
+ * in the order they ran; vs (NULL for none): an OpenCL row's speed over
+ * the CPU engine's row run by run, vs_med their median. */
 static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores, int runs,
-                     const double *ms)
+                     const double *ms, const double *vs, double vs_med)
 {
     fputs("{\"scene\":", f);
     bp_json_string(f, r->scene);
@@ -325,6 +326,16 @@ static void json_row(FILE *f, const bench_row *r, const char *cpu, long cores, i
         if (k)
             fputc(',', f);
         bp_json_number(f, ms[k]);
+    }
+    if (vs) {
+        fputs("],\"speed_vs_cpu\":", f);
+        bp_json_number(f, vs_med);
+        fputs(",\"speed_vs_cpu_runs\":[", f);
+        for (int k = 0; k < runs; k++) {
+            if (k)
+                fputc(',', f);
+            bp_json_number(f, vs[k]);
+        }
     }
     fputs("],\"ms_each_frame\":[", f);
     for (long k = 0; k < r->frames && k < BENCH_EACH_MAX; k++) {
@@ -453,20 +464,27 @@ int bp_bench_run(const bp_cli *cli)
         fprintf(out, "(opencl: not built into this ballpit; CPU rows only)\n");
         nkinds = 1;
     }
-    /* --bench-runs N: every row N times, in turns (all rows of both
-     * engines, then again), so that a slow spell of the host falls on all
-     * of them; each row shown once, after its last run: the run with the
-     * median ms/frame (the lower one of the two middle runs for even N). */
+    /* --bench-runs N: every row N times, in turns (all rows, then again),
+     * so that a slow spell of the host falls on all of them; each row's
+     * two engines one after the other, the CPU engine first in odd runs
+     * and OpenCL first in even ones, so that each run's pair of a row met
+     * the same host (a pair's runs are a second or so apart, the engines'
+     * halves of a run of the whole bench had been a minute or so). Each
+     * row shown once, after its last run: the run with the median
+     * ms/frame (the lower one of the two middle runs for even N); an
+     * OpenCL row also with its speed over the CPU engine's run by run. */
     const int runs = cli->bench_runs > 1 ? (int)cli->bench_runs : 1, nrows = nsizes + 1;
     bench_row *all = calloc((size_t)nkinds * (size_t)nrows * (size_t)runs, sizeof *all);
     unsigned char *failed = calloc((size_t)nkinds * (size_t)nrows, 1);
     double *ms = malloc((size_t)runs * sizeof *ms), *sorted_ms = malloc((size_t)runs * sizeof *ms);
-    if (!all || !failed || !ms || !sorted_ms) {
+    double *vs = malloc((size_t)runs * sizeof *vs);
+    if (!all || !failed || !ms || !sorted_ms || !vs) {
         fprintf(stderr, "ballpit: bench: out of memory\n");
         free(all);
         free(failed);
         free(ms);
         free(sorted_ms);
+        free(vs);
         if (js && !json_stdout) {
             fclose(js);
             free(jb.data);
@@ -475,14 +493,13 @@ int bp_bench_run(const bp_cli *cli)
     }
     int skip_kind[2] = { 0, 0 };
     for (int run = 0; run < runs; run++) {
-        for (int k = 0; k < nkinds; k++) {
-            if (skip_kind[k])
-                continue;
-            for (int i = 0; i <= nsizes; i++) {
-                if (failed[k * nrows + i])
+        for (int i = 0; i <= nsizes; i++) {
+            const char *scene = i < nsizes ? "rain" : "pile";
+            uint32_t n = i < nsizes ? sizes[i] : pile_n;
+            for (int kk = 0; kk < nkinds; kk++) {
+                int k = nkinds == 2 && run % 2 ? 1 - kk : kk;
+                if (skip_kind[k] || failed[k * nrows + i])
                     continue;
-                const char *scene = i < nsizes ? "rain" : "pile";
-                uint32_t n = i < nsizes ? sizes[i] : pile_n;
                 bench_row *rows = all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
                 int missing = 0;
                 if (run_row(cli, kinds[k], scene, n, &rows[run], &missing, err, sizeof err) != 0) {
@@ -491,19 +508,23 @@ int bp_bench_run(const bp_cli *cli)
                         /* No device is not an error for the default bench. */
                         fprintf(out, "(opencl: skipped: %s)\n", err);
                         skip_kind[k] = 1;
-                        break;
+                        continue;
                     }
                     fprintf(stderr, "ballpit: bench %s %u %s: %s\n", scene, n, kn, err);
                     status = missing && kinds[k] == BP_BACKEND_OPENCL ? 3 : 1;
                     failed[k * nrows + i] = 1;
-                    if (missing) {
+                    if (missing)
                         skip_kind[k] = 1;
-                        break;
-                    }
-                    continue;
                 }
-                if (run + 1 < runs)
+            }
+            if (run + 1 < runs)
+                continue;
+            const bench_row *cpu_rows = NULL; /* this row's CPU engine runs */
+            for (int k = 0; k < nkinds; k++) {
+                if (skip_kind[k] || failed[k * nrows + i])
                     continue;
+                const bench_row *rows =
+                    all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
                 for (int q = 0; q < runs; q++)
                     ms[q] = sorted_ms[q] = rows[q].ms_per_frame;
                 qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, bp_cmp_double);
@@ -519,12 +540,28 @@ int bp_bench_run(const bp_cli *cli)
                     for (int q = 0; q < runs; q++)
                         fprintf(out, " %.2f", ms[q]);
                     fputc('\n', out);
-                    fflush(out);
                 }
+                /* an OpenCL row after its CPU row: the CPU engine's ms over
+                 * this one's, run by run (above 1: OpenCL the faster) */
+                int paired = kinds[k] == BP_BACKEND_OPENCL && cpu_rows != NULL;
+                double vs_med = 0.0;
+                if (paired) {
+                    for (int q = 0; q < runs; q++)
+                        vs[q] = sorted_ms[q] = cpu_rows[q].ms_per_frame / rows[q].ms_per_frame;
+                    qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, bp_cmp_double);
+                    vs_med = sorted_ms[(runs - 1) / 2];
+                    fprintf(out, "      speed over the cpu row's, run by run: median %.3f;", vs_med);
+                    for (int q = 0; q < runs; q++)
+                        fprintf(out, " %.3f", vs[q]);
+                    fputc('\n', out);
+                }
+                fflush(out);
                 if (js) {
-                    json_row(js, med, cpu, cores, runs, ms);
+                    json_row(js, med, cpu, cores, runs, ms, paired ? vs : NULL, vs_med);
                     fflush(js);
                 }
+                if (kinds[k] == BP_BACKEND_CPU)
+                    cpu_rows = rows;
             }
         }
     }
@@ -532,6 +569,7 @@ int bp_bench_run(const bp_cli *cli)
     free(failed);
     free(ms);
     free(sorted_ms);
+    free(vs);
     long draw_n = cli->bench_draw_set ? cli->bench_draw : cli->bench_sizes ? 0 : BENCH_DRAW_N;
     if (draw_n > 0 && draw_row(cli, draw_n, out, js, cpu, cores) != 0)
         status = status ? status : 1;

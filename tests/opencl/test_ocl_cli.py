@@ -117,16 +117,36 @@ def checks(exe, tmp):
     # The bench's read-back phase is a read of the state, timed, for both
     # engines: the OpenCL engine's copies it from the device, so it costs
     # something; it is no part of ms/frame.
+    # With --bench-runs, each row's two engines run one after the other,
+    # and the OpenCL row gives its speed over the CPU engine's run by run
+    # (the CPU row's ms/frame over its own, per run) and their median.
     js = os.path.join(tmp, 'bench.json')
     p = run([exe, '--bench', '--bench-sizes', '2000', '--bench-frames', '2',
-             '--bench-draw', '0', '--bench-json', js], unset=('BALLPIT_OCL_FAIL',))
+             '--bench-runs', '3', '--bench-draw', '0', '--bench-json', js],
+            unset=('BALLPIT_OCL_FAIL',))
     check(p.returncode == 0, 'bench of both engines exits 0 (%r)' % p.stderr)
     if p.returncode == 0:
         rows = [json.loads(l) for l in open(js).read().splitlines()]
+        check([(r['scene'], r['backend']) for r in rows] ==
+              [('rain', 'cpu'), ('rain', 'opencl'), ('pile', 'cpu'), ('pile', 'opencl')],
+              'bench: each row\'s engines together: %r' %
+              [(r['scene'], r['backend']) for r in rows])
         ocl = [r for r in rows if r['backend'] == 'opencl']
         check(len(ocl) == 2 and all(0 < r['readback_ms'] < 1000 for r in ocl),
               'bench: the OpenCL rows time a read-back: %r' %
               [(r['scene'], r['readback_ms']) for r in ocl])
+        for c, o in zip(rows[0::2], rows[1::2]):
+            check('speed_vs_cpu' not in c, 'bench: a CPU row has no speed over itself')
+            want = [a / b for a, b in zip(c['ms_per_frame_runs'], o['ms_per_frame_runs'])]
+            got = o.get('speed_vs_cpu_runs', [])
+            check(len(got) == 3 and all(abs(g - w) <= 1e-9 * w for g, w in zip(got, want)),
+                  'bench: %s speed_vs_cpu_runs %r, the runs\' ratios %r' %
+                  (o['scene'], got, want))
+            check(o.get('speed_vs_cpu') == sorted(got)[1],
+                  'bench: %s speed_vs_cpu %r not the median of %r' %
+                  (o['scene'], o.get('speed_vs_cpu'), got))
+        lines = [l for l in p.stdout.splitlines() if 'speed over the cpu row' in l]
+        check(len(lines) == 2, 'bench: a speed line under each OpenCL row: %r' % p.stdout)
 
     # On a CPU device the steps after the first run by bp_k_steps, one
     # launch each unless its groups end it early (BALLPIT_OCL_PROFILE says
