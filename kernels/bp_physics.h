@@ -3797,7 +3797,7 @@ BP_FN bp_vi bp_vsegments_gap(const bp_step_params *P, const bp_block_arrays *A, 
  * are found empty with one read, and only the others walk their rows:
  * most groups of balls, away from the lines, read no row at all. */
 BP_FN_SLOW bp_vi bp_vsegments_near(const bp_step_params *P, const bp_block_arrays *A, bp_vf px,
-                              bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+                                   bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vi b[4];
     bp_vswept_box(P, px, py, Dx, Dy, r, b);
@@ -3938,7 +3938,7 @@ BP_FN bp_vf bp_vsegment_closest(bp_vf px, bp_vf py, bp_vf ax, bp_vf ay, bp_vf bx
 
 /* bp_segments_touch for the lanes in on (the others 0). */
 BP_FN_SLOW bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
-                               bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+                                    bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vseg_iter it;
     bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);
@@ -3958,7 +3958,7 @@ BP_FN_SLOW bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arra
 
 /* bp_pushout_segment for the lanes in on. */
 BP_FN_SLOW void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
-                               bp_vf bx, bp_vf by)
+                                    bp_vf bx, bp_vf by)
 {
     bp_vf qx, qy;
     bp_vf d2 = bp_vsegment_closest(*px, *py, ax, ay, bx, by, &qx, &qy);
@@ -4062,8 +4062,8 @@ BP_FN void bp_vsweep_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, 
 
 /* bp_sweep_segments for the lanes in on. */
 BP_FN_SLOW void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
-                              bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
-                              bp_vf *nx, bp_vf *ny)
+                                   bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
+                                   bp_vf *nx, bp_vf *ny)
 {
     bp_vseg_iter it;
     bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);
@@ -4110,7 +4110,7 @@ BP_FN void bp_vstore_at(bp_vf a, bp_vf b, bp_vf c, bp_vf d, bp_vi on, const bp_u
 /* bp_move_static for balls I[0 .. BP_LANES-1], those of the lanes in on
  * (the others, any ball, are read and not written). */
 BP_FN_SLOW void bp_vmove_static(const bp_step_params *P, const bp_block_arrays *A, const bp_u32 *I,
-                           bp_vi on)
+                                bp_vi on)
 {
     const float h = P->h, rest = P->rest_speed;
     const bp_vf zero = BP_VSPLAT(0.0f), one = BP_VSPLAT(1.0f);

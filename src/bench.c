@@ -289,6 +289,15 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
+/* The median of v[0..n-1] (the lower of the two middle values for even
+ * n), sorted in tmp (room for n); v stays in its order. */
+static double lower_median(const double *v, int n, double *tmp)
+{
+    memcpy(tmp, v, (size_t)n * sizeof *tmp);
+    qsort(tmp, (size_t)n, sizeof *tmp, bp_cmp_double);
+    return tmp[(n - 1) / 2];
+}
+
 /* One JSON row: r, the median of `runs` runs whose ms/frame were ms[0..runs-1]
  * in the order they ran; vs (NULL for none): an OpenCL row's speed over
  * the CPU engine's row run by run, vs_med their median. */
@@ -468,8 +477,9 @@ int bp_bench_run(const bp_cli *cli)
      * so that a slow spell of the host falls on all of them; each row's
      * two engines one after the other, the CPU engine first in odd runs
      * and OpenCL first in even ones, so that each run's pair of a row met
-     * the same host (a pair's runs are a second or so apart, the engines'
-     * halves of a run of the whole bench had been a minute or so). Each
+     * the same host (a pair's runs are a second or so apart; the engines'
+     * halves of a run of the whole bench had been ten seconds or more
+     * apart, docs/benchmarks.md). Each
      * row shown once, after its last run: the run with the median
      * ms/frame (the lower one of the two middle runs for even N); an
      * OpenCL row also with its speed over the CPU engine's run by run. */
@@ -526,11 +536,11 @@ int bp_bench_run(const bp_cli *cli)
                 const bench_row *rows =
                     all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
                 for (int q = 0; q < runs; q++)
-                    ms[q] = sorted_ms[q] = rows[q].ms_per_frame;
-                qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, bp_cmp_double);
+                    ms[q] = rows[q].ms_per_frame;
+                const double ms_med = lower_median(ms, runs, sorted_ms);
                 const bench_row *med = rows;
                 for (int q = 0; q < runs; q++)
-                    if (rows[q].ms_per_frame == sorted_ms[(runs - 1) / 2]) {
+                    if (rows[q].ms_per_frame == ms_med) {
                         med = rows + q;
                         break;
                     }
@@ -547,9 +557,8 @@ int bp_bench_run(const bp_cli *cli)
                 double vs_med = 0.0;
                 if (paired) {
                     for (int q = 0; q < runs; q++)
-                        vs[q] = sorted_ms[q] = cpu_rows[q].ms_per_frame / rows[q].ms_per_frame;
-                    qsort(sorted_ms, (size_t)runs, sizeof *sorted_ms, bp_cmp_double);
-                    vs_med = sorted_ms[(runs - 1) / 2];
+                        vs[q] = cpu_rows[q].ms_per_frame / rows[q].ms_per_frame;
+                    vs_med = lower_median(vs, runs, sorted_ms);
                     fprintf(out, "      speed over the cpu row's, run by run: median %.3f;", vs_med);
                     for (int q = 0; q < runs; q++)
                         fprintf(out, " %.3f", vs[q]);
