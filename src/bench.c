@@ -289,6 +289,13 @@ static void cpu_model(char *out, size_t n)
     fclose(f);
 }
 
+/* The runs of row i (of nrows) of engine k in all: runs entries, in the
+ * order they ran (bp_bench_run's table of results). */
+static bench_row *row_runs(bench_row *all, int k, int i, int nrows, int runs)
+{
+    return all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
+}
+
 /* The median of v[0..n-1] (the lower of the two middle values for even
  * n), sorted in tmp (room for n); v stays in its order. */
 static double lower_median(const double *v, int n, double *tmp)
@@ -479,10 +486,10 @@ int bp_bench_run(const bp_cli *cli)
      * and OpenCL first in even ones, so that each run's pair of a row met
      * the same host (a pair's runs are a second or so apart; the engines'
      * halves of a run of the whole bench had been ten seconds or more
-     * apart, docs/benchmarks.md). Each
-     * row shown once, after its last run: the run with the median
-     * ms/frame (the lower one of the two middle runs for even N); an
-     * OpenCL row also with its speed over the CPU engine's run by run. */
+     * apart, docs/benchmarks.md). Each row shown once, after its last
+     * run: the run with the median ms/frame (the lower one of the two
+     * middle runs for even N); an OpenCL row also with its speed over the
+     * CPU engine's run by run. */
     const int runs = cli->bench_runs > 1 ? (int)cli->bench_runs : 1, nrows = nsizes + 1;
     bench_row *all = calloc((size_t)nkinds * (size_t)nrows * (size_t)runs, sizeof *all);
     unsigned char *failed = calloc((size_t)nkinds * (size_t)nrows, 1);
@@ -510,7 +517,7 @@ int bp_bench_run(const bp_cli *cli)
                 int k = nkinds == 2 && run % 2 ? 1 - kk : kk;
                 if (skip_kind[k] || failed[k * nrows + i])
                     continue;
-                bench_row *rows = all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
+                bench_row *rows = row_runs(all, k, i, nrows, runs);
                 int missing = 0;
                 if (run_row(cli, kinds[k], scene, n, &rows[run], &missing, err, sizeof err) != 0) {
                     const char *kn = kinds[k] == BP_BACKEND_OPENCL ? "opencl" : "cpu";
@@ -533,8 +540,7 @@ int bp_bench_run(const bp_cli *cli)
             for (int k = 0; k < nkinds; k++) {
                 if (skip_kind[k] || failed[k * nrows + i])
                     continue;
-                const bench_row *rows =
-                    all + ((size_t)k * (size_t)nrows + (size_t)i) * (size_t)runs;
+                const bench_row *rows = row_runs(all, k, i, nrows, runs);
                 for (int q = 0; q < runs; q++)
                     ms[q] = rows[q].ms_per_frame;
                 const double ms_med = lower_median(ms, runs, sorted_ms);
