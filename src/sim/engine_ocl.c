@@ -149,6 +149,10 @@ typedef struct ocl_engine {
     int profile;                /* BALLPIT_OCL_PROFILE set: print kernel times */
     int roles;                  /* bp_k_steps' groups take their parts by processor */
     cl_uint *sync_rd; /* SYNC_WORDS(groups): bp_k_steps' counters as the last launch left them */
+    /* bp_k_steps' counters in fine-grained shared virtual memory, which
+     * the host reads and clears itself after a launch's wait; NULL where
+     * they are the buffer B_SYNC, read and cleared by commands (choose_counters) */
+    cl_uint *sync_svm;
     int broken;                 /* a step failed: the device state is suspect */
     int read_backup;            /* after a failure: B_BX.. hold the last good state */
     char broken_why[256];
@@ -592,7 +596,7 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
         reserve(o, B_START, (size_t)mcells + 1, u, err, errlen) ||
         reserve(o, B_BLOCK, par * mblocks, u, err, errlen) ||
         reserve(o, B_V2MAX, 1, f, err, errlen) ||
-        reserve(o, B_SYNC, SYNC_WORDS(o->groups), u, err, errlen) ||
+        reserve(o, B_SYNC, o->sync_svm ? 1 : SYNC_WORDS(o->groups), u, err, errlen) ||
         reserve(o, B_TEAM_COUNT, o->team ? (team_parts(o) - 1) * (size_t)ncells : 0, u, err,
                 errlen))
         return -1;
@@ -639,10 +643,12 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
                         errlen) ||
               write_buf(o, B_SEG_LIST, o->sg.nlist * u, o->sg.list, err, errlen) ||
               write_buf(o, B_SEG_GAP, (size_t)o->sg.ncells * u, o->sg.gap, err, errlen) ||
-              write_buf(o, B_SYNC, SYNC_WORDS(o->groups) * u, sync, err, errlen);
+              (!o->sync_svm && write_buf(o, B_SYNC, SYNC_WORDS(o->groups) * u, sync, err, errlen));
     /* Wait even when an enqueue failed: earlier writes may still read
      * `zeros`, `sync` and the world's arrays. */
     cl_int rc = clFinish(o->q);
+    if (o->sync_svm) /* no kernel runs now: the host's to write */
+        memcpy(o->sync_svm, sync, SYNC_WORDS(o->groups) * u);
     free(zeros);
     free(sync);
     if (bad)
@@ -662,6 +668,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     o->base.bytes = 0;
     for (int b = 0; b < B_NUM; b++)
         o->base.bytes += o->bytes[b];
+    if (o->sync_svm)
+        o->base.bytes += SYNC_WORDS(o->groups) * sizeof *o->sync_svm;
     o->broken = 0;
     o->read_backup = 0;
     /* The first step after an attach runs as timed separate kernels, for
@@ -800,6 +808,11 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_STEPS, 6, sizeof slots, &slots, err, errlen);
     a |= set_arg(o, K_STEPS, 7, sizeof parts, &parts, err, errlen);
     a |= SET_MEMS(o, K_STEPS, 8, steps_bufs, err, errlen);
+    if (o->sync_svm) { /* argument 8, the counters: B_SYNC's place */
+        cl_int rc = bp_ocl_svm.set_arg(o->k[K_STEPS], 8, o->sync_svm);
+        if (rc != CL_SUCCESS)
+            a |= bp_ocl_fail(err, errlen, "clSetKernelArgSVMPointer(bp_k_steps, 8)", rc);
+    }
     for (cl_uint k = 0; !o->gaps && k < sizeof steps_bufs / sizeof *steps_bufs; k++)
         if (steps_bufs[k] == B_SEG_GAP) /* a null pointer: every ball's cells walked */
             a |= set_arg(o, K_STEPS, 8 + k, sizeof(cl_mem), NULL, err, errlen);
@@ -902,21 +915,32 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
          * enqueue, only the backup is sure to be good */
         if (first == 0)
             o->read_backup = 1;
-        cl_int rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0,
-                                        SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
-        if (rc != CL_SUCCESS)
-            return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
-        /* The counters the next launch starts from (attach writes them
-         * first), zeroed after this one's read, in the same wait: enqueued
-         * before the launch, the write had woken PoCL's threads by itself,
-         * and they had slept again before the kernel came */
-        rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0, NULL,
-                                  NULL);
-        if (rc != CL_SUCCESS)
-            return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
+        cl_int rc = CL_SUCCESS;
+        if (!o->sync_svm) {
+            rc = clEnqueueReadBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0,
+                                     SYNC_WORDS(o->groups) * sizeof *st, st, 0, NULL, NULL);
+            if (rc != CL_SUCCESS)
+                return bp_ocl_fail(err, errlen, "clEnqueueReadBuffer(sync)", rc);
+            /* The counters the next launch starts from (attach writes
+             * them first), zeroed after this one's read, in the same
+             * wait: enqueued before the launch, the write had woken
+             * PoCL's threads by itself, and they had slept again before
+             * the kernel came */
+            rc = clEnqueueWriteBuffer(o->q, o->b[B_SYNC], CL_FALSE, 0, sizeof zero, zero, 0,
+                                      NULL, NULL);
+            if (rc != CL_SUCCESS)
+                return bp_ocl_fail(err, errlen, "clEnqueueWriteBuffer(sync)", rc);
+        }
         rc = clFinish(o->q);
         if (rc != CL_SUCCESS)
             return bp_ocl_fail(err, errlen, "clFinish(sync)", rc);
+        if (o->sync_svm) {
+            /* the wait made the launch's writes the host's (fine-grained
+             * SVM is coherent at it), and no kernel runs until the next
+             * enqueue: the same read and clearing, without two commands */
+            memcpy(st, o->sync_svm, SYNC_WORDS(o->groups) * sizeof *st);
+            memcpy(o->sync_svm, zero, sizeof zero);
+        }
         o->team_launches++;
         alone = st[0] >= BP_OCL_SYNC_OFF; /* called off: nothing ran */
         if (alone) {
@@ -1357,6 +1381,43 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
 
 /* ---- Create / destroy ------------------------------------------------------- */
 
+/* Where bp_k_steps' counters live. In fine-grained shared virtual memory
+ * (OpenCL 2.0) where the device has it and the steps run by bp_k_steps:
+ * after a launch's wait the host reads and clears them itself, where a
+ * read and a write command after each launch were two more turns of the
+ * runtime's scheduler (on PoCL about 18 us a launch, 2% of the rain 1k's
+ * frame: docs/benchmarks.md, ninety-ninth session). Elsewhere in the
+ * buffer B_SYNC, by those commands. BALLPIT_OCL_COUNTERS=auto|svm|commands
+ * (A/B runs and the tests, which run both; svm is refused where the
+ * device cannot). */
+static int choose_counters(ocl_engine *o, char *err, size_t errlen)
+{
+    static const char *const words[3] = {"auto", "svm", "commands"};
+    int k = 0;
+    if (bp_env_word("OpenCL: ", "BALLPIT_OCL_COUNTERS", words, 3, &k, err, errlen))
+        return -1;
+    cl_bitfield caps = 0;
+    if (clGetDeviceInfo(o->dev, BP_CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL) !=
+        CL_SUCCESS) /* an OpenCL 1.x device */
+        caps = 0;
+    const int can = o->team && bp_ocl_svm.alloc && (caps & BP_CL_DEVICE_SVM_FINE_GRAIN_BUFFER);
+    if (k == 1 && !can)
+        return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_COUNTERS=svm needs bp_k_steps (a CPU "
+                       "device) and fine-grained SVM buffers (OpenCL 2.0); %s%s",
+                       o->base.device, !o->team ? " runs separate kernels" :
+                       !bp_ocl_svm.alloc ? ": the ICD loader has no clSVMAlloc"
+                                         : " has no fine-grained SVM buffers");
+    if (k == 2 || !can)
+        return 0;
+    size_t bytes = SYNC_WORDS(o->groups) * sizeof *o->sync_svm;
+    o->sync_svm = bp_ocl_svm.alloc(o->ctx, CL_MEM_READ_WRITE | BP_CL_MEM_SVM_FINE_GRAIN_BUFFER,
+                                   bytes, 0);
+    if (!o->sync_svm && k == 1)
+        return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_COUNTERS=svm: clSVMAlloc of %zu bytes "
+                       "failed on %s", bytes, o->base.device);
+    return 0; /* auto: the buffer and commands where the allocation failed */
+}
+
 static void ocl_destroy(bp_engine *e)
 {
     ocl_engine *o = (ocl_engine *)e;
@@ -1366,6 +1427,8 @@ static void ocl_destroy(bp_engine *e)
         clFinish(o->q);
     rbuf_free(o); /* unmapped while the queue is there */
     free(o->sync_rd);
+    if (o->sync_svm)
+        bp_ocl_svm.free(o->ctx, o->sync_svm);
     for (int b = 0; b < B_NUM; b++)
         if (o->b[b])
             clReleaseMemObject(o->b[b]);
@@ -1489,6 +1552,8 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
                 "work-groups", SYNC_WORDS(o->groups), o->groups);
         goto fail;
     }
+    if (choose_counters(o, err, errlen))
+        goto fail;
     o->chunk_set = (cl_uint)chunk;
     /* How many groups a step's launches of bp_k_steps have
      * (BALLPIT_OCL_TEAM): all the engine's (fixed; also where

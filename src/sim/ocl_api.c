@@ -14,6 +14,7 @@
 #include <string.h>
 
 bp_ocl_api bp_ocl;
+bp_ocl_svm_api bp_ocl_svm;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 /* Non-empty until load_now succeeds, so a failed pthread_once reads as failure. */
@@ -67,6 +68,19 @@ static void load_now(void)
     }
     BP_OCL_FUNCS(BP_OCL_SYM)
 #undef BP_OCL_SYM
+    /* OpenCL 2.0's, optional: an OpenCL 1.2 loader has none of them */
+#define BP_OCL_OPT(field, name)                                                \
+    {                                                                          \
+        union { void *obj; __typeof__(bp_ocl_svm.field) f; } u;               \
+        u.obj = dlsym(lib, name);                                              \
+        bp_ocl_svm.field = u.f;                                                \
+    }
+    BP_OCL_OPT(alloc, "clSVMAlloc")
+    BP_OCL_OPT(free, "clSVMFree")
+    BP_OCL_OPT(set_arg, "clSetKernelArgSVMPointer")
+#undef BP_OCL_OPT
+    if (!bp_ocl_svm.alloc || !bp_ocl_svm.free || !bp_ocl_svm.set_arg)
+        memset(&bp_ocl_svm, 0, sizeof bp_ocl_svm);
     load_error[0] = '\0';
 }
 

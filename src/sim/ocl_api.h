@@ -37,6 +37,22 @@ typedef struct bp_ocl_api {
 
 extern bp_ocl_api bp_ocl;
 
+/// OpenCL 2.0's fine-grained shared virtual memory, which ballpit takes
+/// where the loader and the device have it (bp_k_steps' counters on CPU
+/// devices: src/sim/engine_ocl.c). The build targets OpenCL 1.2, whose
+/// headers declare none of it, hence the types and constants here. The
+/// pointers are NULL where the loader lacks the calls.
+#define BP_CL_DEVICE_SVM_CAPABILITIES 0x1053
+#define BP_CL_DEVICE_SVM_FINE_GRAIN_BUFFER (1u << 1)
+#define BP_CL_MEM_SVM_FINE_GRAIN_BUFFER (1u << 10)
+typedef struct bp_ocl_svm_api {
+    void *(*alloc)(cl_context ctx, cl_mem_flags flags, size_t size, cl_uint alignment);
+    void (*free)(cl_context ctx, void *ptr);
+    cl_int (*set_arg)(cl_kernel k, cl_uint index, const void *ptr);
+} bp_ocl_svm_api;
+
+extern bp_ocl_svm_api bp_ocl_svm;
+
 
 /// Opens the ICD loader once (thread-safe). Returns 0, or -1 with
 /// "OpenCL: no ICD loader (...)" in err.

@@ -84,13 +84,32 @@ static int t_env(const char *const *env, int set)
     return 0;
 }
 
+/* An OpenCL engine created under the settings env (NAME, VALUE pairs
+ * ended by NULL, unset after): 1 when it was refused, with the one-line
+ * reason in err (printed), 0 when it started (and was destroyed), -1 when
+ * a setting could not be set. */
+static int t_refused(const char *const *env, char *err, size_t errlen)
+{
+    if (t_env(env, 1) != 0)
+        return -1;
+    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, errlen);
+    if (t_env(env, 0) != 0)
+        return -1;
+    if (e) {
+        bp_engine_destroy(e);
+        return 0;
+    }
+    printf("  refused: %s\n", err);
+    return strchr(err, '\n') == NULL ? 1 : -1;
+}
+
 /* A rain (1,500 balls, or `rain` where more balls than grid cells are
  * wanted), a pile (700) and a mixed world (600), 15 frames on the OpenCL
  * engine under each set of settings in turn (NAME, VALUE pairs, ended by
  * NULL; each set's variables are unset after its run): every run ends in
  * the bits of the first, which must have moved. Impacts, deep overlaps
  * and springs. */
-#define T_SET_MAX 9
+#define T_SET_MAX 11
 static int same_bits_on_worlds(const char *const sets[][T_SET_MAX], size_t nsets,
                                bp_world *const *worlds, int nworlds, uint32_t frames)
 {
@@ -217,15 +236,9 @@ static int host_cores_reported(void)
 static int spin_refused_off_cpu(void)
 {
     char err[512];
-    ENSURE(setenv("BALLPIT_OCL_SYNC", "spin", 1) == 0);
-    bp_engine *e = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
-    unsetenv("BALLPIT_OCL_SYNC");
-    if (e)
-        bp_engine_destroy(e);
-    ENSURE(e == NULL);
-    printf("  refused: %s\n", err);
+    static const char *const spin[] = {"BALLPIT_OCL_SYNC", "spin", NULL};
+    ENSURE(t_refused(spin, err, sizeof err) == 1);
     ENSURE(strstr(err, "BALLPIT_OCL_SYNC=spin needs a CPU device") != NULL);
-    ENSURE(strchr(err, '\n') == NULL);
     return 0;
 }
 
@@ -277,6 +290,60 @@ static int one_launch_same_bits(void)
     return same_bits_across_settings(sets, sizeof sets / sizeof *sets, 2200);
 }
 
+/* bp_k_steps' counters in fine-grained shared virtual memory
+ * (BALLPIT_OCL_COUNTERS=svm, the default where the device has it), which
+ * the host reads and clears after each launch's wait, or in a buffer read
+ * and cleared by commands (commands) give the separate kernels' bits: with
+ * 2 groups, with launches that stop at nearly every barrier
+ * (BALLPIT_OCL_PATIENCE=1) or where group 0 lingers (BALLPIT_OCL_LAG), and
+ * with 5 groups, whose launches are called off. A value out of place is
+ * refused in one line, and so is svm where the steps run as separate
+ * kernels; svm asked for on a CPU device is taken, or refused with the
+ * reason (no fine-grained SVM, no clSVMAlloc), and its runs are left out
+ * then. */
+static int counters_svm_or_commands(void)
+{
+    int cpu = t_device_is_cpu();
+    if (cpu == -2)
+        return BP_TEST_SKIP;
+    ENSURE(cpu >= 0);
+    char err[512];
+    static const char *const bogus[] = {"BALLPIT_OCL_COUNTERS", "host", NULL};
+    ENSURE(t_refused(bogus, err, sizeof err) == 1);
+    ENSURE(strstr(err, "BALLPIT_OCL_COUNTERS=host is not auto, svm or commands") != NULL);
+    static const char *const kernels[] = {"BALLPIT_OCL_SYNC", "kernels", "BALLPIT_OCL_COUNTERS",
+                                          "svm", NULL};
+    ENSURE(t_refused(kernels, err, sizeof err) == 1);
+    ENSURE(strstr(err, "BALLPIT_OCL_COUNTERS=svm needs bp_k_steps") != NULL);
+    ENSURE(strstr(err, "runs separate kernels") != NULL);
+    if (!cpu)
+        return 0; /* bp_k_steps runs on CPU devices only */
+#define T_SPIN(groups) "BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", groups
+#define T_LAG "BALLPIT_OCL_PATIENCE", "262144", "BALLPIT_OCL_LAG", "2097152"
+    static const char *const svm[] = {T_SPIN("2"), "BALLPIT_OCL_COUNTERS", "svm", NULL};
+    const int refused = t_refused(svm, err, sizeof err);
+    ENSURE(refused >= 0);
+    if (refused)
+        ENSURE(strstr(err, "fine-grained SVM") != NULL || strstr(err, "clSVMAlloc") != NULL);
+    const int have_svm = !refused;
+    static const char *const sets[][T_SET_MAX] = {
+        {"BALLPIT_OCL_SYNC", "kernels", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_COUNTERS", "commands", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1", "BALLPIT_OCL_COUNTERS", "commands", NULL},
+        {T_SPIN("2"), T_LAG, "BALLPIT_OCL_COUNTERS", "commands", NULL},
+        {T_SPIN("5"), "BALLPIT_OCL_COUNTERS", "commands", NULL},
+        /* with svm */
+        {T_SPIN("2"), "BALLPIT_OCL_COUNTERS", "svm", NULL},
+        {T_SPIN("2"), "BALLPIT_OCL_PATIENCE", "1", "BALLPIT_OCL_COUNTERS", "svm", NULL},
+        {T_SPIN("2"), T_LAG, "BALLPIT_OCL_COUNTERS", "svm", NULL},
+        {T_SPIN("5"), "BALLPIT_OCL_COUNTERS", "svm", NULL},
+    };
+#undef T_LAG
+#undef T_SPIN
+    const size_t nsets = sizeof sets / sizeof *sets;
+    return same_bits_across_settings(sets, have_svm ? nsets : nsets - 4, 2200);
+}
+
 /* bp_k_steps merges each sub-step's grid from the last one's (but the
  * step's first) and counts it anew where too many balls changed cell:
  * a gas of 900 balls at up to 2,400 px/s, where a fifth of the balls or
@@ -293,10 +360,9 @@ static int merge_or_count_same_bits(void)
     ENSURE(cpu >= 0);
     /* a value out of place is refused in one line */
     char err[512];
-    ENSURE(setenv("BALLPIT_OCL_MERGE", "sometimes", 1) == 0);
-    bp_engine *bad = bp_engine_create(BP_BACKEND_OPENCL, NULL, err, sizeof err);
-    unsetenv("BALLPIT_OCL_MERGE");
-    ENSURE(bad == NULL && strstr(err, "BALLPIT_OCL_MERGE=sometimes is not auto, merge or count"));
+    static const char *const sometimes[] = {"BALLPIT_OCL_MERGE", "sometimes", NULL};
+    ENSURE(t_refused(sometimes, err, sizeof err) == 1);
+    ENSURE(strstr(err, "BALLPIT_OCL_MERGE=sometimes is not auto, merge or count"));
     if (!cpu)
         return BP_TEST_SKIP; /* bp_k_steps runs on CPU devices only */
 #define T_SPIN(groups) "BALLPIT_OCL_SYNC", "spin", "BALLPIT_OCL_GROUPS", groups
@@ -765,6 +831,7 @@ int main(int argc, char **argv)
         BP_TEST(lanes_same_bits),
         BP_TEST(one_launch_same_bits),
         BP_TEST(merge_or_count_same_bits),
+        BP_TEST(counters_svm_or_commands),
         BP_TEST(steps_split_same_as_whole),
         BP_TEST(team_phases_clocked),
         BP_TEST(team_clock_wrapped),
