@@ -1385,8 +1385,8 @@ static int ocl_reorder(bp_engine *e, bp_world *w, char *err, size_t errlen)
  * (OpenCL 2.0) where the device has it and the steps run by bp_k_steps:
  * after a launch's wait the host reads and clears them itself, where a
  * read and a write command after each launch were two more turns of the
- * runtime's scheduler (on PoCL about 15 us a launch, 1.5-2% of the rain 1k's
- * frame: docs/benchmarks.md, ninety-ninth session). Elsewhere in the
+ * runtime's scheduler (on PoCL about 30 us a launch outside the kernel,
+ * 80 against 50: docs/benchmarks.md, ninety-ninth session). Elsewhere in the
  * buffer B_SYNC, by those commands. BALLPIT_OCL_COUNTERS=auto|svm|commands
  * (A/B runs and the tests, which run both; svm is refused where the
  * device cannot). */
