@@ -528,6 +528,9 @@ enum { BP_TP_COUNT, BP_TP_OFFSETS, BP_TP_PLACE, BP_TP_CONTACTS, BP_TP_RESOLVE, B
 #ifndef BP_SYNC_LAG
 #define BP_SYNC_LAG 0u
 #endif
+#ifndef BP_TEAM_OWN
+#define BP_TEAM_OWN 0
+#endif
 /* The time stamp counter where the device is an x86 CPU (PoCL): pass 3's
  * ranges of slots are cut by the groups' times. Elsewhere the cuts stay
  * even. */
@@ -977,9 +980,22 @@ __kernel void bp_k_steps(const bp_step_params P, const uint first, const uint en
                          __global const float *ly2, __global const uint *seg_start,
                          __global const uint *seg_list, __global const uint *seg_gap,
                          __global uint *count, __global float *bx, __global float *by,
-                         __global float *bvx, __global float *bvy)
+                         __global float *bvx, __global float *bvy, const uint own_G,
+                         const uint own_g)
 {
+#if BP_TEAM_OWN
+    /* each group a launch of one work-item of its own, by the engine's
+     * threads (PoCL's basic device): the team's size and this group's
+     * index as arguments. The launch's one group adds 1 - 1 and 0: with
+     * no work-item function in the kernel PoCL 3.1 left its body a call
+     * of its own, 2% slower on one core (the rain 50k); the index from
+     * the global offset instead ran the steps wrong there. */
+    bp_team t = {sync, own_G + get_num_groups(0) - 1u, own_g + get_group_id(0), 0u, 0u};
+#else
+    (void)own_G;
+    (void)own_g;
     bp_team t = {sync, get_num_groups(0), get_group_id(0), 0u, 0u};
+#endif
     volatile __global uint *cpus = sync + 7u + 7u * slots + 5u * BP_TEAM_PARTS_MAX;
     if (!bp_team_start(&t, cpus))
         return;

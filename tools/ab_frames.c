@@ -17,7 +17,8 @@
  * and take a core from the next one. At the end it says whether the two worlds hold
  * the same bits, which they should for any two set-ups of one engine;
  * with --expect-same it exits with status 1 when they do not.
- * AB_THREADS=T runs the CPU engines on T threads (default: all cores).
+ * AB_THREADS=T runs the CPU engines on T threads (default: all cores);
+ * AB_DEVICE=N gives an OpenCL engine device N of `ballpit --list-devices`.
  */
 #include "ballpit.h"
 #include "bp_util.h"
@@ -52,6 +53,23 @@ static int apply_env(const char *list, int set)
     return 0;
 }
 
+/* *out = the integer in environment variable name, lo..hi, where it is
+ * set; -1 with a line where it is not such a number. */
+static int env_long(const char *name, const char *what, long lo, long hi, long *out)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || x < lo || x > hi) {
+        fprintf(stderr, "ab_frames: %s=%s is not %s %ld..%ld\n", name, v, what, lo, hi);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
 static bp_engine *make_engine(const char *spec)
 {
     char kind[16];
@@ -76,18 +94,18 @@ static bp_engine *make_engine(const char *spec)
         return NULL;
     char err[256];
     bp_engine_opts o = {0};
-    const char *th = getenv("AB_THREADS");
-    if (th) {
-        char *end;
-        long t = strtol(th, &end, 10);
-        if (*th == '\0' || *end != '\0' || t < 1 || t > 1024) {
-            fprintf(stderr, "ab_frames: AB_THREADS=%s is not a thread count 1..1024\n", th);
-            if (colon)
-                apply_env(colon + 1, 0);
-            return NULL;
-        }
-        o.threads = (int)t;
+    /* AB_THREADS=T: the CPU engine's threads; opencl:AB_DEVICE=N: device
+     * N of --list-devices (PoCL's basic device against its pthread one) */
+    long t = 0, d = -1;
+    if (env_long("AB_THREADS", "a thread count", 1, 1024, &t) ||
+        env_long("AB_DEVICE", "a device index", 0, 1023, &d)) {
+        if (colon)
+            apply_env(colon + 1, 0);
+        return NULL;
     }
+    o.threads = (int)t;
+    o.device = d >= 0 ? (int)d : 0;
+    o.device_set = d >= 0;
     const char *sort = getenv("AB_SORT"); /* cpu:AB_SORT=1: re-sort by place */
     o.sort_by_place = sort && strcmp(sort, "1") == 0;
     bp_engine *e = bp_engine_create(b, &o, err, sizeof err);

@@ -31,6 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 /* Work-group sizes. Per-ball kernels: 128 is a multiple of every GPU's
  * warp/wavefront and large enough that PoCL's per-work-group overhead is
@@ -94,6 +97,10 @@ static const char *const k_names[K_COUNT] = {
 
 /* bp_k_move's argument integrate_next: after P and its 12 buffers. */
 #define K_MOVE_NEXT 13
+/* bp_k_steps' last two arguments: the team's size and the group's index
+ * where each group is a launch of its own (launch_steps) */
+#define STEPS_OWN_G 35
+#define STEPS_OWN_g 36
 
 /* Device buffers, grouped by what sizes them. */
 enum {
@@ -128,6 +135,16 @@ typedef struct ocl_engine {
     int gaps;                   /* bp_k_steps reads the segment grid's gaps (0: walks) */
     int team;                   /* steps in one launch of bp_k_steps (CPU devices) */
     size_t groups;              /* its work-groups, one work-item each */
+    /* The groups run by the engine's own threads, each group a launch of
+     * one work-item on a queue of its own (PoCL's basic device, which runs
+     * a kernel in the thread that waits for it): own is 1 there. tq[g] and
+     * tk[g], g = 1..groups-1, are group g's queue and bp_k_steps kernel;
+     * group 0 is the calling thread's, with q and k[K_STEPS]. */
+    int own;
+    cl_command_queue *tq;
+    cl_kernel *tk;
+    cl_int *trc;                /* each group's result in the last launch */
+    int *tcall;                 /* and the call it came from (launch_steps) */
     bp_team_pick pick;          /* launches of all the groups or of one (below) */
     cl_uint chunk;              /* balls a group takes at a time */
     cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
@@ -167,6 +184,9 @@ static int set_arg(ocl_engine *o, int k, cl_uint idx, size_t size, const void *v
                    size_t errlen)
 {
     cl_int rc = clSetKernelArg(o->k[k], idx, size, val);
+    /* the team's threads' copies of bp_k_steps take every argument too */
+    for (size_t g = 1; k == K_STEPS && o->tk && g < o->groups && rc == CL_SUCCESS; g++)
+        rc = clSetKernelArg(o->tk[g], idx, size, val);
     if (rc != CL_SUCCESS) {
         char call[96];
         snprintf(call, sizeof call, "clSetKernelArg(%s, %u)", k_names[k], (unsigned)idx);
@@ -436,10 +456,10 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
              "-DBP_TEAM_PASSES=%uu -DBP_TEAM_PARTS_MAX=%uu -DBP_TEAM_MERGE_MAX=%uu"
-             " -DBP_TEAM_ROLES=%d%s%s%s%s%s%s%s%s",
+             " -DBP_TEAM_ROLES=%d -DBP_TEAM_OWN=%d%s%s%s%s%s%s%s%s",
              cl12 ? "-cl-std=CL1.2 " : "", BP_OCL_SCAN_LOCAL, BP_OCL_SCAN_ITEMS, lanes,
              BP_OCL_SYNC_OFF, BP_OCL_SYNC_STOP, patience, lag, TEAM_PASSES, TEAM_PARTS_MAX,
-             merge_max, o->roles,
+             merge_max, o->roles, o->own,
              (dtype & CL_DEVICE_TYPE_CPU) ? " -DBP_OCL_CPU=1" : "",
              twice ? " -DBP_OCL_TWICE=1" : "",
              portable ? " -DBP_OCL_PORTABLE=1" : "",
@@ -473,6 +493,11 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
             return bp_ocl_fail(err, errlen, call, rc);
         }
     }
+    /* group 0's index, and a size that launch_steps sets where it is used */
+    const cl_uint zero = 0;
+    if (set_arg(o, K_STEPS, STEPS_OWN_G, sizeof zero, &zero, err, errlen) ||
+        set_arg(o, K_STEPS, STEPS_OWN_g, sizeof zero, &zero, err, errlen))
+        return -1;
     if (buildlog) {
         show_build_log(o);
         for (int k = 0; k < K_COUNT; k++) {
@@ -679,6 +704,12 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
      * frame in 34 several times slower (the sandbox's rain stuttered once a
      * second). */
     o->team_steps = o->share_n && n <= 2 * (size_t)o->share_n && 2 * (size_t)n >= o->share_n;
+    /* With the team's own threads (PoCL's basic device) separate kernels
+     * run in one thread: the steps are bp_k_steps' from the first, whose
+     * group 0 clocks the phases itself (x86; elsewhere the phases are
+     * not shared out) */
+    if (o->own)
+        o->team_steps = 1;
 
     /* Arguments that stay the same until the next attach. */
     const cl_uint cu_ncells = ncells, cu_n = n;
@@ -810,6 +841,8 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= SET_MEMS(o, K_STEPS, 8, steps_bufs, err, errlen);
     if (o->sync_svm) { /* argument 8, the counters: B_SYNC's place */
         cl_int rc = bp_ocl_svm.set_arg(o->k[K_STEPS], 8, o->sync_svm);
+        for (size_t g = 1; o->tk && g < o->groups && rc == CL_SUCCESS; g++)
+            rc = bp_ocl_svm.set_arg(o->tk[g], 8, o->sync_svm);
         if (rc != CL_SUCCESS)
             a |= bp_ocl_fail(err, errlen, "clSetKernelArgSVMPointer(bp_k_steps, 8)", rc);
     }
@@ -881,6 +914,66 @@ static int enqueue_substep(ocl_engine *o, int first, int last, cl_event *ev, cha
     return 0;
 }
 
+/* One launch of bp_k_steps over passes first..end-1 in `groups` groups,
+ * waited for. By the engine's own threads (o->own): group g enqueues one
+ * work-item on its queue (its kernel's arguments the team's size and its
+ * index) and waits for it, which on PoCL's basic device runs it in that
+ * thread; the calling thread is group 0, and OpenMP's threads spin a while
+ * before they sleep, as for the CPU engine, so back-to-back steps wake
+ * no one. A group whose thread could not enqueue, or that OpenMP did not
+ * start, leaves the others to call the launch off at their check-in.
+ * Otherwise one launch of `groups` work-groups on the queue, waited for
+ * by the caller (run_team). */
+static int launch_steps(ocl_engine *o, size_t groups, cl_uint first, cl_uint end, char *err,
+                        size_t errlen)
+{
+    if (!o->own)
+        return set_arg(o, K_STEPS, 1, sizeof first, &first, err, errlen) ||
+               set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
+               enqueue(o, K_STEPS, groups, 1, NULL, err, errlen);
+    static const char *const calls[3] = {"clSetKernelArg(bp_k_steps)",
+                                         "clEnqueueNDRangeKernel(bp_k_steps)",
+                                         "clFinish(bp_k_steps)"};
+    for (size_t g = 0; g < groups; g++) {
+        o->trc[g] = CL_SUCCESS;
+        o->tcall[g] = 0;
+    }
+#ifdef _OPENMP
+#pragma omp parallel num_threads((int)groups) if (groups > 1)
+#endif
+    {
+#ifdef _OPENMP
+        const size_t g = (size_t)omp_get_thread_num();
+#else
+        const size_t g = 0;
+#endif
+        cl_kernel k = g ? o->tk[g] : o->k[K_STEPS];
+        cl_command_queue q = g ? o->tq[g] : o->q;
+        const size_t one = 1;
+        const cl_uint G = (cl_uint)groups;
+        cl_int rc = clSetKernelArg(k, 1, sizeof first, &first);
+        if (rc == CL_SUCCESS)
+            rc = clSetKernelArg(k, 2, sizeof end, &end);
+        if (rc == CL_SUCCESS)
+            rc = clSetKernelArg(k, STEPS_OWN_G, sizeof G, &G);
+        int w = 0;
+        if (rc == CL_SUCCESS) {
+            w = 1;
+            rc = clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL);
+        }
+        if (rc == CL_SUCCESS) {
+            w = 2;
+            rc = clFinish(q);
+        }
+        o->trc[g] = rc;
+        o->tcall[g] = w;
+    }
+    for (size_t g = 0; g < groups; g++)
+        if (o->trc[g] != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, calls[o->tcall[g]], o->trc[g]);
+    return 0;
+}
+
 /* Runs nsub sub-steps with bp_k_steps (kernels/ballpit.cl): one launch
  * unless its groups end it early. A launch that stopped at a barrier is
  * followed by one for the passes after it. One whose groups did not all
@@ -906,9 +999,7 @@ static int run_team(ocl_engine *o, uint32_t nsub, char *err, size_t errlen)
         cl_uint end =
             alone ? (first == 0 ? 1u : first + TEAM_PASSES - (first - 1u) % TEAM_PASSES) : total;
         size_t groups = alone ? 1 : (size_t)bp_team_pick_size(&o->pick);
-        if (set_arg(o, K_STEPS, 1, sizeof first, &first, err, errlen) ||
-            set_arg(o, K_STEPS, 2, sizeof end, &end, err, errlen) ||
-            enqueue(o, K_STEPS, groups, 1, NULL, err, errlen))
+        if (launch_steps(o, groups, first, end, err, errlen))
             return -1;
         /* pass 0 copies the state to the backup before it changes any of
          * it (bp_k_steps), so from here on, as after the backup kernel's
@@ -1133,6 +1224,10 @@ static int ocl_step(bp_engine *e, bp_world *w, uint32_t nsub, char *err, size_t 
         for (int i = 0; i < 4; i++)
             ph[i] = o->share[i];
         sum = 1.0;
+        /* the team's own threads skip the timed step (ocl_attach): where
+         * the clock gave nothing, the next step is timed after all */
+        if (o->own && !o->share_n)
+            o->team_steps = 0;
     } else if (sum > 0.0) {
         for (int i = 0; i < 4; i++)
             o->share[i] = ph[i] / sum;
@@ -1432,6 +1527,16 @@ static void ocl_destroy(bp_engine *e)
     for (int b = 0; b < B_NUM; b++)
         if (o->b[b])
             clReleaseMemObject(o->b[b]);
+    for (size_t g = 1; g < o->groups; g++) {
+        if (o->tk && o->tk[g])
+            clReleaseKernel(o->tk[g]);
+        if (o->tq && o->tq[g])
+            clReleaseCommandQueue(o->tq[g]);
+    }
+    free(o->tk);
+    free(o->tq);
+    free(o->trc);
+    free(o->tcall);
     for (int k = 0; k < K_COUNT; k++)
         if (o->k[k])
             clReleaseKernel(o->k[k]);
@@ -1443,6 +1548,33 @@ static void ocl_destroy(bp_engine *e)
         clReleaseContext(o->ctx);
     bp_seggrid_free(&o->sg);
     free(o);
+}
+
+/* The queues and kernels of the team's threads but the caller's (o->own):
+ * group g's on a queue of its own, so that its wait runs its launch. */
+static int make_team_queues(ocl_engine *o, char *err, size_t errlen)
+{
+    o->tq = calloc(o->groups, sizeof *o->tq);
+    o->tk = calloc(o->groups, sizeof *o->tk);
+    o->trc = calloc(o->groups, sizeof *o->trc);
+    o->tcall = calloc(o->groups, sizeof *o->tcall);
+    if (!o->tq || !o->tk || !o->trc || !o->tcall)
+        return bp_fail(err, errlen, "opencl engine: out of memory for the queues of %zu "
+                       "work-groups", o->groups);
+    for (size_t g = 1; g < o->groups; g++) {
+        cl_int rc;
+        o->tq[g] = clCreateCommandQueue(o->ctx, o->dev, 0, &rc);
+        if (rc != CL_SUCCESS || !o->tq[g])
+            return bp_ocl_fail(err, errlen, "clCreateCommandQueue(team)", rc);
+        o->tk[g] = clCreateKernel(o->prog, k_names[K_STEPS], &rc);
+        if (rc != CL_SUCCESS || !o->tk[g])
+            return bp_ocl_fail(err, errlen, "clCreateKernel(bp_k_steps, team)", rc);
+        const cl_uint me = (cl_uint)g;
+        rc = clSetKernelArg(o->tk[g], STEPS_OWN_g, sizeof me, &me);
+        if (rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, "clSetKernelArg(bp_k_steps, team)", rc);
+    }
+    return 0;
 }
 
 static const bp_engine_ops ocl_ops = {
@@ -1487,6 +1619,13 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
     o->roles = 1;
     if (env_choice("BALLPIT_OCL_ROLES", "1", "0", &o->roles, err, errlen))
         goto fail;
+#ifdef _OPENMP
+    /* PoCL's basic device (ocl_api.c asks PoCL for it): bp_k_steps' groups
+     * by the engine's own threads (launch_steps) */
+    o->own = (d.type & CL_DEVICE_TYPE_CPU) &&
+             strcmp(d.platform_name, "Portable Computing Language") == 0 &&
+             strncmp(d.name, "basic-", 6) == 0;
+#endif
     if (build_program(o, d.type, err, errlen))
         goto fail;
     /* The grid build: serial in one work-item on CPU devices, parallel
@@ -1539,7 +1678,10 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
             CL_SUCCESS || cus < 1)
         cus = 1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const unsigned long units = cores >= 1 && (long)cus > cores ? (unsigned long)cores : cus;
+    /* the basic device has one compute unit; the engine's threads are
+     * one a processor */
+    const unsigned long units = cores >= 1 && ((long)cus > cores || o->own)
+                                    ? (unsigned long)cores : cus;
     unsigned long groups = units;
     unsigned long chunk = 0; /* 0: derived from the ball count at attach */
     if (env_count("BALLPIT_OCL_GROUPS", 1, 256, &groups, err, errlen) ||
@@ -1552,6 +1694,8 @@ bp_engine *bp_ocl_engine_create(const bp_engine_opts *opts, char *err, size_t er
                 "work-groups", SYNC_WORDS(o->groups), o->groups);
         goto fail;
     }
+    if (o->own && o->team && make_team_queues(o, err, errlen))
+        goto fail;
     if (choose_counters(o, err, errlen))
         goto fail;
     o->chunk_set = (cl_uint)chunk;
