@@ -118,6 +118,16 @@ enum {
 #define B_FIRST_BALL B_X
 #define B_LAST_BALL B_NCONTACT
 
+/* One group of bp_k_steps run by the engine's own threads (o->own): its
+ * queue and kernel object (group 0 uses the engine's q and k[K_STEPS]:
+ * these two stay NULL), and how its last launch went. */
+typedef struct team_member {
+    cl_command_queue q;
+    cl_kernel k;
+    cl_int rc; /* the result of its part of the last launch */
+    int call;  /* and the call it came from (launch_steps' calls[]) */
+} team_member;
+
 typedef struct ocl_engine {
     bp_engine base;
     cl_context ctx;
@@ -137,14 +147,10 @@ typedef struct ocl_engine {
     size_t groups;              /* its work-groups, one work-item each */
     /* The groups run by the engine's own threads, each group a launch of
      * one work-item on a queue of its own (PoCL's basic device, which runs
-     * a kernel in the thread that waits for it): own is 1 there. tq[g] and
-     * tk[g], g = 1..groups-1, are group g's queue and bp_k_steps kernel;
-     * group 0 is the calling thread's, with q and k[K_STEPS]. */
+     * a kernel in the thread that waits for it): own is 1 there, and
+     * tm[g], g < groups, is group g's (team_member). */
     int own;
-    cl_command_queue *tq;
-    cl_kernel *tk;
-    cl_int *trc;                /* each group's result in the last launch */
-    int *tcall;                 /* and the call it came from (launch_steps) */
+    team_member *tm;
     bp_team_pick pick;          /* launches of all the groups or of one (below) */
     cl_uint chunk;              /* balls a group takes at a time */
     cl_uint chunk_set;          /* BALLPIT_OCL_CHUNK, or 0 */
@@ -180,13 +186,28 @@ typedef struct ocl_engine {
 
 /* ---- Helpers ---------------------------------------------------------- */
 
+/* The bp_k_steps kernel object of group g: the engine's own for group 0
+ * (and wherever the groups are not the engine's threads), else the
+ * copy on group g's queue. */
+static cl_kernel steps_kernel(const ocl_engine *o, size_t g)
+{
+    return g ? o->tm[g].k : o->k[K_STEPS];
+}
+
+/* The groups that have a bp_k_steps of their own: 1, or all of them
+ * where the engine's threads run the groups. */
+static size_t steps_kernels(const ocl_engine *o)
+{
+    return o->tm ? o->groups : 1;
+}
+
 static int set_arg(ocl_engine *o, int k, cl_uint idx, size_t size, const void *val, char *err,
                    size_t errlen)
 {
     cl_int rc = clSetKernelArg(o->k[k], idx, size, val);
     /* the team's threads' copies of bp_k_steps take every argument too */
-    for (size_t g = 1; k == K_STEPS && o->tk && g < o->groups && rc == CL_SUCCESS; g++)
-        rc = clSetKernelArg(o->tk[g], idx, size, val);
+    for (size_t g = 1; k == K_STEPS && g < steps_kernels(o) && rc == CL_SUCCESS; g++)
+        rc = clSetKernelArg(steps_kernel(o, g), idx, size, val);
     if (rc != CL_SUCCESS) {
         char call[96];
         snprintf(call, sizeof call, "clSetKernelArg(%s, %u)", k_names[k], (unsigned)idx);
@@ -840,9 +861,9 @@ static int ocl_attach(bp_engine *e, bp_world *w, char *err, size_t errlen)
     a |= set_arg(o, K_STEPS, 7, sizeof parts, &parts, err, errlen);
     a |= SET_MEMS(o, K_STEPS, 8, steps_bufs, err, errlen);
     if (o->sync_svm) { /* argument 8, the counters: B_SYNC's place */
-        cl_int rc = bp_ocl_svm.set_arg(o->k[K_STEPS], 8, o->sync_svm);
-        for (size_t g = 1; o->tk && g < o->groups && rc == CL_SUCCESS; g++)
-            rc = bp_ocl_svm.set_arg(o->tk[g], 8, o->sync_svm);
+        cl_int rc = CL_SUCCESS;
+        for (size_t g = 0; g < steps_kernels(o) && rc == CL_SUCCESS; g++)
+            rc = bp_ocl_svm.set_arg(steps_kernel(o, g), 8, o->sync_svm);
         if (rc != CL_SUCCESS)
             a |= bp_ocl_fail(err, errlen, "clSetKernelArgSVMPointer(bp_k_steps, 8)", rc);
     }
@@ -935,8 +956,8 @@ static int launch_steps(ocl_engine *o, size_t groups, cl_uint first, cl_uint end
                                          "clEnqueueNDRangeKernel(bp_k_steps)",
                                          "clFinish(bp_k_steps)"};
     for (size_t g = 0; g < groups; g++) {
-        o->trc[g] = CL_SUCCESS;
-        o->tcall[g] = 0;
+        o->tm[g].rc = CL_SUCCESS;
+        o->tm[g].call = 0;
     }
 #ifdef _OPENMP
 #pragma omp parallel num_threads((int)groups) if (groups > 1)
@@ -947,8 +968,8 @@ static int launch_steps(ocl_engine *o, size_t groups, cl_uint first, cl_uint end
 #else
         const size_t g = 0;
 #endif
-        cl_kernel k = g ? o->tk[g] : o->k[K_STEPS];
-        cl_command_queue q = g ? o->tq[g] : o->q;
+        cl_kernel k = steps_kernel(o, g);
+        cl_command_queue q = g ? o->tm[g].q : o->q;
         const size_t one = 1;
         const cl_uint G = (cl_uint)groups;
         cl_int rc = clSetKernelArg(k, 1, sizeof first, &first);
@@ -965,12 +986,12 @@ static int launch_steps(ocl_engine *o, size_t groups, cl_uint first, cl_uint end
             w = 2;
             rc = clFinish(q);
         }
-        o->trc[g] = rc;
-        o->tcall[g] = w;
+        o->tm[g].rc = rc;
+        o->tm[g].call = w;
     }
     for (size_t g = 0; g < groups; g++)
-        if (o->trc[g] != CL_SUCCESS)
-            return bp_ocl_fail(err, errlen, calls[o->tcall[g]], o->trc[g]);
+        if (o->tm[g].rc != CL_SUCCESS)
+            return bp_ocl_fail(err, errlen, calls[o->tm[g].call], o->tm[g].rc);
     return 0;
 }
 
@@ -1527,16 +1548,13 @@ static void ocl_destroy(bp_engine *e)
     for (int b = 0; b < B_NUM; b++)
         if (o->b[b])
             clReleaseMemObject(o->b[b]);
-    for (size_t g = 1; g < o->groups; g++) {
-        if (o->tk && o->tk[g])
-            clReleaseKernel(o->tk[g]);
-        if (o->tq && o->tq[g])
-            clReleaseCommandQueue(o->tq[g]);
+    for (size_t g = 1; o->tm && g < o->groups; g++) {
+        if (o->tm[g].k)
+            clReleaseKernel(o->tm[g].k);
+        if (o->tm[g].q)
+            clReleaseCommandQueue(o->tm[g].q);
     }
-    free(o->tk);
-    free(o->tq);
-    free(o->trc);
-    free(o->tcall);
+    free(o->tm);
     for (int k = 0; k < K_COUNT; k++)
         if (o->k[k])
             clReleaseKernel(o->k[k]);
@@ -1554,23 +1572,21 @@ static void ocl_destroy(bp_engine *e)
  * group g's on a queue of its own, so that its wait runs its launch. */
 static int make_team_queues(ocl_engine *o, char *err, size_t errlen)
 {
-    o->tq = calloc(o->groups, sizeof *o->tq);
-    o->tk = calloc(o->groups, sizeof *o->tk);
-    o->trc = calloc(o->groups, sizeof *o->trc);
-    o->tcall = calloc(o->groups, sizeof *o->tcall);
-    if (!o->tq || !o->tk || !o->trc || !o->tcall)
+    o->tm = calloc(o->groups, sizeof *o->tm);
+    if (!o->tm)
         return bp_fail(err, errlen, "opencl engine: out of memory for the queues of %zu "
                        "work-groups", o->groups);
     for (size_t g = 1; g < o->groups; g++) {
         cl_int rc;
-        o->tq[g] = clCreateCommandQueue(o->ctx, o->dev, 0, &rc);
-        if (rc != CL_SUCCESS || !o->tq[g])
+        team_member *t = &o->tm[g];
+        t->q = clCreateCommandQueue(o->ctx, o->dev, 0, &rc);
+        if (rc != CL_SUCCESS || !t->q)
             return bp_ocl_fail(err, errlen, "clCreateCommandQueue(team)", rc);
-        o->tk[g] = clCreateKernel(o->prog, k_names[K_STEPS], &rc);
-        if (rc != CL_SUCCESS || !o->tk[g])
+        t->k = clCreateKernel(o->prog, k_names[K_STEPS], &rc);
+        if (rc != CL_SUCCESS || !t->k)
             return bp_ocl_fail(err, errlen, "clCreateKernel(bp_k_steps, team)", rc);
         const cl_uint me = (cl_uint)g;
-        rc = clSetKernelArg(o->tk[g], STEPS_OWN_g, sizeof me, &me);
+        rc = clSetKernelArg(t->k, STEPS_OWN_g, sizeof me, &me);
         if (rc != CL_SUCCESS)
             return bp_ocl_fail(err, errlen, "clSetKernelArg(bp_k_steps, team)", rc);
     }
