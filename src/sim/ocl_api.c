@@ -32,13 +32,14 @@ void bp_opencl_prepare(void)
     /* PoCL's devices: its usual CPU device (pthread, called cpu in later
      * PoCL; tbb or cpu-tbb where a build makes that its default, as some
      * distributions do) and its basic one, which runs a kernel in the
-     * host thread that waits for it. On the basic device the OpenCL engine runs bp_k_steps'
-     * groups in threads of its own, one launch each, as the CPU engine
-     * runs its passes: no wake of PoCL's threads or of the host a launch
-     * (docs/opencl.md, "The team's threads"). PoCL lists basic first, so
-     * it is the device a CPU-only machine gets. Unknown names are skipped;
-     * a value the user set stays. Without OpenMP the engine has no threads
-     * of its own, and PoCL keeps its default. */
+     * host thread that waits for it. On the basic device the OpenCL
+     * engine runs bp_k_steps' groups in threads of its own, one launch
+     * each, as the CPU engine runs its passes: no wake of PoCL's threads
+     * or of the host a launch (docs/opencl.md, "The team's threads").
+     * PoCL lists basic first, so it is the device a CPU-only machine
+     * gets. Unknown names are skipped; a value the user set stays.
+     * Without OpenMP the engine has no threads of its own, and PoCL keeps
+     * its default. */
     setenv("POCL_DEVICES", "pthread basic cpu tbb cpu-tbb", 0);
 #endif
 }
