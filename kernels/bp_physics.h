@@ -151,15 +151,17 @@ static inline float bp_fmaxf(float a, float b) { return a > b ? a : b; }
 #endif
 #endif
 #endif /* __OPENCL_VERSION__ */
-/* BP_FN_SLOW: pass 5's slow lanes (bp_vmove_static) and the segment walks
- * in them (bp_vsegments_near, bp_vsegments_touch, bp_vsweep_segments,
- * bp_vpushout_segment), calls of their own in PoCL's 16-lane build, as
- * GCC leaves the first two calls in the C build: inlined into bp_k_steps
- * with everything else, they had made PoCL's rain 10k 1.008 of the frame
- * time, its rain 50k 1.006 and its pile 50k 1.013 (ab_frames in turns;
- * one call each, or the walks alone as calls, level or slower; the same
- * bits; ninety-fourth session, docs/benchmarks.md). Inlined elsewhere:
- * PoCL's 8 lanes level, and no GPU takes these lanes. */
+/* BP_FN_SLOW: pass 5 (bp_block_move), its slow lanes (bp_vmove_static)
+ * and the lines near them (bp_vsegments_near), calls of their own in
+ * PoCL's 16-lane build, as GCC leaves them in the C build, where the
+ * other segment walks (bp_vsegments_touch, bp_vsweep_segments,
+ * bp_vpushout_segment) are inlined into bp_vmove_static as there. With
+ * pass 5 inlined into bp_k_steps and every walk a call (the
+ * ninety-fourth session's choice) PoCL's rain 10k had taken 1.015x the
+ * frame time (two threads, ab_frames in turns), its rain 50k 1.005, its
+ * rain 200k 1.007, the pile 10k 1.003 and the pile 50k 0.997; the same
+ * bits (hundred-and-third session, docs/benchmarks.md). Inlined
+ * elsewhere: PoCL's 8 lanes level, and no GPU takes these lanes. */
 #ifdef BP_OCL_AVX512
 #define BP_FN_SLOW static __attribute__((noinline))
 #else
@@ -3937,7 +3939,7 @@ BP_FN bp_vf bp_vsegment_closest(bp_vf px, bp_vf py, bp_vf ax, bp_vf ay, bp_vf bx
 }
 
 /* bp_segments_touch for the lanes in on (the others 0). */
-BP_FN_SLOW bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
                                     bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vseg_iter it;
@@ -3957,7 +3959,7 @@ BP_FN_SLOW bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arra
 }
 
 /* bp_pushout_segment for the lanes in on. */
-BP_FN_SLOW void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
+BP_FN void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
                                     bp_vf bx, bp_vf by)
 {
     bp_vf qx, qy;
@@ -4061,7 +4063,7 @@ BP_FN void bp_vsweep_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, 
 }
 
 /* bp_sweep_segments for the lanes in on. */
-BP_FN_SLOW void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
+BP_FN void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
                                    bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
                                    bp_vf *nx, bp_vf *ny)
 {
@@ -4253,7 +4255,8 @@ BP_FN bp_vi bp_list_lanes(bp_u32 *q, bp_u32 k0, bp_u32 nq)
 }
 
 /* Pass 5, and split[i] = ncontact[i], for balls i0..i1-1. */
-BP_FN void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0, bp_u32 i1)
+BP_FN_SLOW void bp_block_move(const bp_step_params *P, const bp_block_arrays *A, bp_u32 i0,
+                              bp_u32 i1)
 {
     bp_u32 i = i0;
     const float h = P->h;

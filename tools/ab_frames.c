@@ -11,8 +11,9 @@
  * A and B are "cpu" or "opencl", each optionally followed by
  * ":VAR=VALUE,VAR=VALUE": environment settings in force only while that
  * engine is created (BALLPIT_OCL_LOCAL, BALLPIT_OCL_LANES,
- * BALLPIT_OCL_GRID, ...; PoCL reads its own POCL_* settings once per
- * process, so those cannot differ). A CPU engine against an OpenCL one is
+ * BALLPIT_OCL_GRID, ...; BALLPIT_OCL_BUILD_OPTIONS=-DNAME=1 for a
+ * variant of the kernels' source; PoCL reads its own POCL_* settings once
+ * per process, so those cannot differ). A CPU engine against an OpenCL one is
  * not a fair pair: the OpenMP threads spin on after the CPU engine's frame
  * and take a core from the next one. At the end it says whether the two worlds hold
  * the same bits, which they should for any two set-ups of one engine;

@@ -43,6 +43,8 @@
 #define BP_OCL_SCAN_LOCAL 256
 #define BP_OCL_SCAN_ITEMS 16
 #define BP_OCL_SCAN_BLOCK (BP_OCL_SCAN_LOCAL * BP_OCL_SCAN_ITEMS)
+/* The longest BALLPIT_OCL_BUILD_OPTIONS taken (build_program). */
+#define BP_OCL_MORE_OPTIONS_MAX 512
 /* bp_k_steps: the flags its groups add to the check-in count when they
  * call a launch off and to the barrier count when they end it early
  * (compiled in with -D), and the balls a group takes at a time. */
@@ -472,7 +474,24 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
                 "ballpit: BALLPIT_OCL_NVREG=%lu ignored: %s has no cl_nv_compiler_options "
                 "(NVIDIA's platform only)\n",
                 nvreg, o->base.device);
-    char opts[640];
+    /* BALLPIT_OCL_BUILD_OPTIONS: more options after the engine's own, for
+     * tuning and experiments (-D settings the kernels read, such as a
+     * variant of kernels/bp_physics.h to time against the build in one
+     * process with tools/ab_frames). A later -D of a macro overrides the
+     * engine's; a build that fails names the variable. */
+    const char *more = getenv("BALLPIT_OCL_BUILD_OPTIONS");
+    if (more && *more == '\0')
+        more = NULL;
+    if (more && strlen(more) > BP_OCL_MORE_OPTIONS_MAX)
+        return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_BUILD_OPTIONS is %zu characters, at most %d",
+                       strlen(more), BP_OCL_MORE_OPTIONS_MAX);
+    for (const char *c = more; c && *c; c++)
+        if (*c < ' ' || *c > '~')
+            return bp_fail(err, errlen,
+                           "OpenCL: BALLPIT_OCL_BUILD_OPTIONS has a character that is not "
+                           "printable ASCII at %zu",
+                           (size_t)(c - more) + 1u);
+    char opts[640 + BP_OCL_MORE_OPTIONS_MAX + 2];
     snprintf(opts, sizeof opts,
              "%s-DBP_SCAN_LOCAL=%d -DBP_SCAN_ITEMS=%d -DBP_LANES=%d -DBP_SYNC_OFF=%#xu "
              "-DBP_SYNC_STOP=%#xu -DBP_SYNC_BAR_PATIENCE=%luu -DBP_SYNC_LAG=%luu "
@@ -489,6 +508,10 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
              o->fault.build ? " -DBP_INJECTED_BUILD_FAILURE=1" : "",
              o->fault.clock_back ? " -DBP_INJECTED_CLOCK_BACK=1" : "",
              nv_verbose ? " -cl-nv-verbose" : "", nvcap);
+    if (more) {
+        size_t len = strlen(opts);
+        snprintf(opts + len, sizeof opts - len, " %s", more);
+    }
     if (o->fault.build) {
         /* A program that cannot compile, so the real failure path runs:
          * clBuildProgram fails and the log is shown. */
@@ -501,6 +524,11 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     rc = clBuildProgram(o->prog, 1, &o->dev, opts, NULL, NULL);
     if (rc != CL_SUCCESS) {
         show_build_log(o);
+        if (more)
+            return bp_fail(err, errlen,
+                           "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s with "
+                           "BALLPIT_OCL_BUILD_OPTIONS=%s; build log above)",
+                           bp_ocl_error_name(rc), o->base.device, more);
         return bp_fail(err, errlen,
                        "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s; build "
                        "log above)",

@@ -823,6 +823,47 @@ static int empty_and_growing_world(void)
     return 0;
 }
 
+/* BALLPIT_OCL_BUILD_OPTIONS reaches the compiler after the engine's own
+ * options: a -D that stops the kernels' source at its #error (lanes that
+ * are not 4, 8 or 16) fails the build, refused in one line that names
+ * the variable; a -D the kernels do not read builds, and its engine ends a
+ * gas's frames in the bits of one without it. A value too long, or with
+ * a control character, is refused before the build. */
+static int build_options_passed_on(void)
+{
+    bp_engine *probe = t_ocl_engine_or_skip();
+    if (!probe)
+        return BP_TEST_SKIP;
+    bp_engine_destroy(probe);
+    char err[1024];
+    static const char *const lanes5[] = {"BALLPIT_OCL_BUILD_OPTIONS", "-DBP_LANES=5", NULL};
+    ENSURE(t_refused(lanes5, err, sizeof err) == 1);
+    ENSURE(strstr(err, "clBuildProgram failed") != NULL);
+    ENSURE(strstr(err, "with BALLPIT_OCL_BUILD_OPTIONS=-DBP_LANES=5") != NULL);
+    char longv[514];
+    memset(longv, 'x', sizeof longv - 1u);
+    longv[sizeof longv - 1u] = '\0';
+    const char *const toolong[] = {"BALLPIT_OCL_BUILD_OPTIONS", longv, NULL};
+    ENSURE(t_refused(toolong, err, sizeof err) == 1);
+    ENSURE(strstr(err, "BALLPIT_OCL_BUILD_OPTIONS is 513 characters, at most 512") != NULL);
+    static const char *const tab[] = {"BALLPIT_OCL_BUILD_OPTIONS", "-DA=1\t-DB=2", NULL};
+    ENSURE(t_refused(tab, err, sizeof err) == 1);
+    ENSURE(strstr(err, "not printable ASCII at 6") != NULL);
+    bp_world *w = t_world_gas(900);
+    ENSURE(w != NULL);
+    bp_world *plain = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+    ENSURE(setenv("BALLPIT_OCL_BUILD_OPTIONS", "-DBP_NOT_READ_BY_THE_KERNELS=1", 1) == 0);
+    bp_world *more = t_run_clone(BP_BACKEND_OPENCL, w, 15);
+    unsetenv("BALLPIT_OCL_BUILD_OPTIONS");
+    ENSURE(plain != NULL && more != NULL);
+    ENSURE(t_compare(w, plain).pos > 1.0); /* it did move */
+    ENSURE(t_same_bits(plain, more));
+    bp_world_destroy(more);
+    bp_world_destroy(plain);
+    bp_world_destroy(w);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const bp_test tests[] = {
@@ -847,6 +888,7 @@ int main(int argc, char **argv)
         BP_TEST(empty_and_growing_world),
         BP_TEST(large_world_read_back),
         BP_TEST(host_cores_reported),
+        BP_TEST(build_options_passed_on),
     };
     return bp_test_main(argc, argv, tests, BP_TEST_COUNT(tests));
 }
