@@ -3940,7 +3940,7 @@ BP_FN bp_vf bp_vsegment_closest(bp_vf px, bp_vf py, bp_vf ax, bp_vf ay, bp_vf bx
 
 /* bp_segments_touch for the lanes in on (the others 0). */
 BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
-                                    bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
+                               bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r)
 {
     bp_vseg_iter it;
     bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);
@@ -3960,7 +3960,7 @@ BP_FN bp_vi bp_vsegments_touch(const bp_step_params *P, const bp_block_arrays *A
 
 /* bp_pushout_segment for the lanes in on. */
 BP_FN void bp_vpushout_segment(bp_vi on, bp_vf *px, bp_vf *py, bp_vf r, bp_vf ax, bp_vf ay,
-                                    bp_vf bx, bp_vf by)
+                               bp_vf bx, bp_vf by)
 {
     bp_vf qx, qy;
     bp_vf d2 = bp_vsegment_closest(*px, *py, ax, ay, bx, by, &qx, &qy);
@@ -4064,8 +4064,8 @@ BP_FN void bp_vsweep_box(const bp_step_params *P, bp_vf px, bp_vf py, bp_vf Dx, 
 
 /* bp_sweep_segments for the lanes in on. */
 BP_FN void bp_vsweep_segments(const bp_step_params *P, const bp_block_arrays *A, bp_vi on,
-                                   bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
-                                   bp_vf *nx, bp_vf *ny)
+                              bp_vf px, bp_vf py, bp_vf Dx, bp_vf Dy, bp_vf r, bp_vf *best,
+                              bp_vf *nx, bp_vf *ny)
 {
     bp_vseg_iter it;
     bp_vswept_cells(P, &it, on, px, py, Dx, Dy, r);

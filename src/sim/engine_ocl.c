@@ -482,9 +482,11 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     const char *more = getenv("BALLPIT_OCL_BUILD_OPTIONS");
     if (more && *more == '\0')
         more = NULL;
-    if (more && strlen(more) > BP_OCL_MORE_OPTIONS_MAX)
-        return bp_fail(err, errlen, "OpenCL: BALLPIT_OCL_BUILD_OPTIONS is %zu characters, at most %d",
-                       strlen(more), BP_OCL_MORE_OPTIONS_MAX);
+    const size_t more_len = more ? strlen(more) : 0u;
+    if (more_len > BP_OCL_MORE_OPTIONS_MAX)
+        return bp_fail(err, errlen,
+                       "OpenCL: BALLPIT_OCL_BUILD_OPTIONS is %zu characters, at most %d",
+                       more_len, BP_OCL_MORE_OPTIONS_MAX);
     for (const char *c = more; c && *c; c++)
         if (*c < ' ' || *c > '~')
             return bp_fail(err, errlen,
@@ -524,15 +526,11 @@ static int build_program(ocl_engine *o, cl_device_type dtype, char *err, size_t 
     rc = clBuildProgram(o->prog, 1, &o->dev, opts, NULL, NULL);
     if (rc != CL_SUCCESS) {
         show_build_log(o);
-        if (more)
-            return bp_fail(err, errlen,
-                           "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s with "
-                           "BALLPIT_OCL_BUILD_OPTIONS=%s; build log above)",
-                           bp_ocl_error_name(rc), o->base.device, more);
         return bp_fail(err, errlen,
-                       "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s; build "
+                       "OpenCL: clBuildProgram failed: %s (kernels/ballpit.cl on %s%s%s; build "
                        "log above)",
-                       bp_ocl_error_name(rc), o->base.device);
+                       bp_ocl_error_name(rc), o->base.device,
+                       more ? " with BALLPIT_OCL_BUILD_OPTIONS=" : "", more ? more : "");
     }
     for (int k = 0; k < K_COUNT; k++) {
         o->k[k] = clCreateKernel(o->prog, k_names[k], &rc);
